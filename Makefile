@@ -1,0 +1,28 @@
+# The two commands a newcomer needs: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test install fidelity lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## run: install into .venv and show a demo: where the example cluster's pods land, and why one is Pending
+run: $(STAMP)
+	$(BIN)/kubesched simulate -f examples/mixed-cluster.yaml --tie-break name
+	$(BIN)/kubesched explain -f examples/mixed-cluster.yaml default/train-big --tie-break name
+
+## test: install into .venv and run the whole test suite
+test: $(STAMP)
+	$(BIN)/python -m pytest
+	$(BIN)/lint-imports
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,308 @@
+"""Loading manifests: files and directories of YAML/JSON into a :class:`Manifest`.
+
+This is the boundary where user input becomes objects: files are read (multi-document
+YAML, JSON, ``kind: List`` and ``*List`` objects, directories recursively in name order),
+every object is checked to be of a kind kubesched understands, named uniquely, defaulted
+and admitted as kube-apiserver would (:mod:`kubesched.api.defaults`) and parsed
+(:mod:`kubesched.api.objects`). Anything upstream would reject, and anything kubesched
+cannot yet schedule faithfully (volumes, DRA claims, RuntimeClasses), is an error: one
+line, ``FILE: KIND NAMESPACE/NAME: FIELD: message`` (``FILE: document N: ...`` before
+the object has a name), raised as :class:`DecodeError`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kubesched.api.defaults import (
+    apply_priority_class_defaults, default_manifest, describe, generate_name, is_namespaced,
+    validate_priority_class,
+)
+from kubesched.api.errors import DecodeError
+from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
+
+log = logging.getLogger(__name__)
+
+SUFFIXES = (".yaml", ".yml", ".json")
+
+# Kinds kubesched schedules with, and the apiVersion upstream v1.34 serves them in.
+SCHEDULED_KINDS: dict[str, str] = {
+    "Pod": "v1", "Node": "v1", "Namespace": "v1",
+    "PriorityClass": "scheduling.k8s.io/v1", "PodDisruptionBudget": "policy/v1",
+    "PodGroup": "scheduling.x-k8s.io/v1alpha1",
+}
+# Kinds accepted and kept as raw dictionaries but not scheduled (controllers are NOT
+# expanded into pods: list the pods themselves).
+OTHER_KINDS: dict[str, str] = {
+    "ConfigMap": "v1", "Secret": "v1", "Service": "v1", "ServiceAccount": "v1",
+    "ReplicationController": "v1", "PersistentVolume": "v1", "PersistentVolumeClaim": "v1",
+    "Deployment": "apps/v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1",
+    "DaemonSet": "apps/v1", "Job": "batch/v1", "CronJob": "batch/v1",
+    "StorageClass": "storage.k8s.io/v1",
+}
+# Kinds that would change scheduling through admission or plugins kubesched lacks.
+UNSUPPORTED_KINDS: dict[str, str] = {
+    "LimitRange": "LimitRanger admission (default requests and limits)",
+    "ResourceQuota": "ResourceQuota admission",
+    "RuntimeClass": "RuntimeClass admission (overhead, scheduling constraints)",
+    "ResourceClaim": "dynamic resource allocation", "ResourceClaimTemplate": "dynamic resource allocation",
+    "ResourceSlice": "dynamic resource allocation", "DeviceClass": "dynamic resource allocation",
+}
+
+if hasattr(yaml, "CSafeLoader"):
+    _BaseLoader: Any = yaml.CSafeLoader
+else:  # pragma: no cover - PyYAML built without libyaml
+    _BaseLoader = yaml.SafeLoader
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """Safe loading, with timestamps kept as strings (as the API server's JSON has them)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    k: [r for r in v if r[0] != _TIMESTAMP] for k, v in _BaseLoader.yaml_implicit_resolvers.items()}
+_Loader.add_constructor(_TIMESTAMP, yaml.SafeLoader.construct_yaml_str)
+
+
+@dataclass(slots=True)
+class Manifest:
+    """The objects of a set of manifests, each list in file order, all defaulted."""
+
+    nodes: list[Node] = field(default_factory=list)
+    pods: list[Pod] = field(default_factory=list)
+    priority_classes: list[PriorityClass] = field(default_factory=list)
+    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
+    namespaces: list[Namespace] = field(default_factory=list)
+    pod_groups: list[dict[str, Any]] = field(default_factory=list)
+    others: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Doc:
+    """One object and where it came from: file, document number, List item path."""
+
+    file: str
+    doc: int
+    item: str  # "" or "items[2]" (or "items[2].items[0]")
+    raw: dict[str, Any]
+
+    @property
+    def where(self) -> str:
+        return f"document {self.doc}" + (f", {self.item}" if self.item else "")
+
+    def error(self, message: str, fld: str) -> DecodeError:
+        path = ".".join(p for p in (self.item, fld) if p)
+        return DecodeError(message, field=path, obj=f"document {self.doc}", file=self.file)
+
+
+def load_manifests(paths: list[str]) -> Manifest:
+    """Read, check, default and parse the manifests in ``paths`` (files or directories)."""
+    docs = [d for f in _expand(paths) for d in _read(f)]
+    for d in docs:
+        _check_kind(d)
+    _name_and_dedupe(docs)
+    classes: dict[str, PriorityClass] = {}
+    for d in docs:
+        if d.raw["kind"] == "PriorityClass":
+            try:
+                pc = PriorityClass.from_dict(apply_priority_class_defaults(d.raw))
+                validate_priority_class(pc, classes.values())
+            except DecodeError as exc:
+                raise exc.at(obj=describe(d.raw), file=d.file) from None
+            classes[pc.name] = pc
+    raws = default_manifest([d.raw for d in docs], classes, files=[d.file for d in docs])
+    m = Manifest(priority_classes=list(classes.values()))
+    pod_files: list[str] = []
+    for d, raw in zip(docs, raws):
+        try:
+            _add(m, raw, pod_files, d.file)
+        except DecodeError as exc:
+            raise exc.at(obj=describe(raw), file=d.file) from None
+    nodes = {n.name for n in m.nodes}
+    for pod, file in zip(m.pods, pod_files):
+        if pod.node_name and pod.node_name not in nodes:
+            raise DecodeError(f'node "{pod.node_name}" not found in the manifests', field="spec.nodeName",
+                              obj=describe(pod.raw), file=file)
+    kept = Counter(str(o.get("kind")) for o in m.others)
+    if kept:
+        log.info("kept but not scheduled: %s", ", ".join(f"{n} {k}" for k, n in sorted(kept.items())))
+    return m
+
+
+def check_supported_pod(raw: Mapping[str, Any]) -> None:
+    """Reject what kubesched cannot schedule faithfully yet, rather than ignore it."""
+    spec = raw.get("spec")
+    if not isinstance(spec, Mapping):
+        return
+    volumes = spec.get("volumes")
+    for i, v in enumerate(volumes if isinstance(volumes, list) else []):
+        for key in ("persistentVolumeClaim", "ephemeral"):
+            if isinstance(v, Mapping) and v.get(key) is not None:
+                raise DecodeError("volume scheduling is not supported by kubesched yet",
+                                  field=f"spec.volumes[{i}].{key}")
+    if spec.get("resourceClaims"):
+        raise DecodeError("dynamic resource allocation is not supported by kubesched yet",
+                          field="spec.resourceClaims")
+    if spec.get("runtimeClassName"):
+        raise DecodeError("RuntimeClass admission (overhead, scheduling constraints) is not "
+                          "supported by kubesched yet", field="spec.runtimeClassName")
+
+
+def _add(m: Manifest, raw: dict[str, Any], pod_files: list[str], file: str) -> None:
+    kind = raw["kind"]
+    if kind == "Pod":
+        check_supported_pod(raw)
+        pod = Pod.from_dict(raw)
+        pod.seq = len(m.pods)
+        m.pods.append(pod)
+        pod_files.append(file)
+    elif kind == "Node":
+        m.nodes.append(Node.from_dict(raw))
+    elif kind == "PodDisruptionBudget":
+        m.pdbs.append(PodDisruptionBudget.from_dict(raw))
+    elif kind == "Namespace":
+        m.namespaces.append(Namespace.from_dict(raw))
+    elif kind == "PodGroup":
+        m.pod_groups.append(raw)
+    elif kind != "PriorityClass":
+        m.others.append(raw)
+
+
+# -- reading ------------------------------------------------------------------------------
+def _expand(paths: list[str]) -> Iterator[str]:
+    for path in paths:
+        if os.path.isdir(path):
+            found = []
+            for root, dirs, files in os.walk(path):
+                dirs.sort()
+                found.extend(os.path.join(root, f) for f in files if f.endswith(SUFFIXES))
+            yield from sorted(found, key=lambda f: Path(os.path.relpath(f, path)).parts)
+        elif os.path.exists(path):
+            if not path.endswith(SUFFIXES):
+                raise DecodeError("unsupported file type: expected .yaml, .yml or .json", file=path)
+            yield path
+        else:
+            raise DecodeError("no such file or directory", file=path)
+
+
+def _read(path: str) -> Iterator[_Doc]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"not UTF-8 text: {exc.reason} at byte {exc.start}", file=path) from None
+    except OSError as exc:
+        raise DecodeError(exc.strerror or str(exc), file=path) from None
+    if path.endswith(".json"):
+        try:
+            objects: Any = [json.loads(text)] if text.strip() else []
+        except json.JSONDecodeError as exc:
+            raise DecodeError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
+                              file=path) from None
+    else:
+        objects = yaml.load_all(text, Loader=_Loader)
+    n = 0
+    try:
+        for n, obj in enumerate(objects, 1):
+            if obj is not None:
+                yield from _items(path, n, "", obj)
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc, path) from None
+
+
+def _yaml_error(exc: yaml.YAMLError, path: str) -> DecodeError:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    if mark is None:
+        return DecodeError(f"invalid YAML: {problem}", file=path)
+    return DecodeError(f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}",
+                       file=path)
+
+
+def _items(path: str, n: int, item: str, obj: Any) -> Iterator[_Doc]:
+    """Yield the objects of one document, flattening ``List`` and ``*List`` kinds."""
+    doc = _Doc(path, n, item, {})
+    if not isinstance(obj, dict):
+        raise doc.error(f"must be an object with apiVersion and kind, got {_type_name(obj)}", "")
+    kind = obj.get("kind")
+    if isinstance(kind, str) and kind.endswith("List") and "items" in obj:
+        items = obj.get("items") or []
+        if not isinstance(items, list):
+            raise doc.error("must be a list", "items")
+        element = kind[:-4]
+        for i, sub in enumerate(items):
+            sub_path = f"{item}.items[{i}]" if item else f"items[{i}]"
+            if element and isinstance(sub, dict) and not sub.get("kind"):
+                # A typed list from the API (PodList) leaves kind/apiVersion off its items.
+                sub = {"kind": element, "apiVersion": obj.get("apiVersion"), **sub}
+            yield from _items(path, n, sub_path, sub)
+        return
+    doc.raw = obj
+    yield doc
+
+
+def _type_name(obj: Any) -> str:
+    if isinstance(obj, list):
+        return "a list"
+    if isinstance(obj, str):
+        return "a string"
+    if isinstance(obj, bool):
+        return "a boolean"
+    if isinstance(obj, (int, float)):
+        return "a number"
+    return type(obj).__name__
+
+
+# -- checks -------------------------------------------------------------------------------
+def _check_kind(d: _Doc) -> None:
+    kind, api = d.raw.get("kind"), d.raw.get("apiVersion")
+    if not kind or not isinstance(kind, str):
+        raise d.error("kind is required", "kind")
+    if not api or not isinstance(api, str):
+        raise d.error("apiVersion is required", "apiVersion")
+    if kind in UNSUPPORTED_KINDS:
+        raise d.error(f"{kind}: {UNSUPPORTED_KINDS[kind]} is not supported by kubesched yet", "kind")
+    want = SCHEDULED_KINDS.get(kind) or OTHER_KINDS.get(kind)
+    if want is None:
+        raise d.error(f'unknown kind "{kind}" (apiVersion {api})', "kind")
+    if api != want:
+        raise d.error(f'no matches for kind "{kind}" in version "{api}" (kubesched reads {want})',
+                      "apiVersion")
+    meta = d.raw.get("metadata")
+    if meta is not None and not isinstance(meta, dict):
+        raise d.error("must be an object", "metadata")
+
+
+def _name_and_dedupe(docs: list[_Doc]) -> None:
+    """Name objects that only have ``generateName``; reject duplicate kind/namespace/name."""
+    seen: dict[tuple[str, str, str], _Doc] = {}
+    generated: Counter[tuple[str, str, str]] = Counter()
+    for d in docs:
+        kind = d.raw["kind"]
+        meta = d.raw.get("metadata") or {}
+        ns = str(meta.get("namespace") or "default") if is_namespaced(kind) else ""
+        name = meta.get("name")
+        if not name:
+            base = meta.get("generateName")
+            if not base or not isinstance(base, str):
+                raise d.error("name or generateName is required", "metadata.name")
+            generated[(kind, ns, base)] += 1
+            name = generate_name(base, f"{kind}/{ns}/{base}/{generated[(kind, ns, base)]}")
+            d.raw = {**d.raw, "metadata": {**meta, "name": name}}
+        if not isinstance(name, str):
+            raise d.error(f"must be a string, got {name!r}", "metadata.name")
+        first = seen.setdefault((kind, ns, name), d)
+        if first is not d:
+            raise DecodeError(f'Duplicate value: "{name}": first defined in {first.file}, {first.where}; '
+                              f"again in {d.where}", field="metadata.name", obj=describe(d.raw),
+                              file=d.file)

@@ -1,0 +1,78 @@
+"""``Snapshot``: the immutable view of the cluster that one scheduling cycle reads.
+
+Updated from the cache by generation: only nodes whose NodeInfo changed since the last
+update are cloned in, and only their rows of the ``NodeTable`` are rewritten. Adding or
+removing a node rebuilds the (zone-interleaved) list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kubesched.api.objects import Node, Pod
+from kubesched.framework.nodetable import NodeTable
+from kubesched.framework.types import NodeInfo
+
+
+class Snapshot:
+    def __init__(self) -> None:
+        self.node_infos: list[NodeInfo] = []
+        self.node_map: dict[str, NodeInfo] = {}
+        self.position: dict[str, int] = {}
+        self.have_pods_with_affinity: list[NodeInfo] = []
+        self.have_pods_with_required_anti_affinity: list[NodeInfo] = []
+        self.generation = 0
+        self._table: NodeTable | None = None
+
+    @classmethod
+    def from_objects(cls, pods: Iterable[Pod], nodes: Iterable[Node]) -> "Snapshot":
+        """A snapshot of these nodes with these (bound) pods: for tests and one-off use."""
+        from kubesched.cache.cache import Cache
+
+        cache = Cache()
+        for n in nodes:
+            cache.add_node(n)
+        for p in pods:
+            if p.node_name:
+                cache.add_pod(p)
+        snap = cls()
+        cache.update_snapshot(snap)
+        return snap
+
+    def get(self, name: str) -> NodeInfo | None:
+        return self.node_map.get(name)
+
+    def num_nodes(self) -> int:
+        return len(self.node_infos)
+
+    @property
+    def table(self) -> NodeTable:
+        if self._table is None:
+            self._table = NodeTable(self.node_infos)
+        return self._table
+
+    def _set_lists(self, order: list[str]) -> None:
+        self.node_infos = [self.node_map[n] for n in order if n in self.node_map]
+        self.position = {ni.name: i for i, ni in enumerate(self.node_infos)}
+        self._table = None
+        self._refresh_affinity_lists()
+
+    def _refresh_affinity_lists(self) -> None:
+        self.have_pods_with_affinity = [ni for ni in self.node_infos if ni.pods_with_affinity]
+        self.have_pods_with_required_anti_affinity = [
+            ni for ni in self.node_infos if ni.pods_with_required_anti_affinity]
+
+    def _replace(self, ni: NodeInfo) -> bool:
+        """Copy a fresh clone of a changed node into the existing NodeInfo (in place, so
+        every list that holds it stays valid, as upstream does); False when the node is new."""
+        name = ni.name
+        old = self.node_map.get(name)
+        pos = self.position.get(name)
+        if old is None or pos is None:
+            self.node_map[name] = ni
+            return False
+        for slot in NodeInfo.__slots__:
+            setattr(old, slot, getattr(ni, slot))
+        if self._table is not None:
+            self._table.update_row(pos, old)
+        return True

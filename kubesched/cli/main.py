@@ -1,0 +1,60 @@
+"""The ``kubesched`` command.
+
+Every user error (bad manifest, bad configuration, unknown pod) is a ``KubeschedError``:
+printed as one line on stderr with exit status 2, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from kubesched.api.errors import KubeschedError
+
+
+def _common_sim_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-f", "--filename", action="append", required=True, metavar="PATH",
+                   help="manifest file or directory (repeatable): nodes, pods, PriorityClasses, PDBs")
+    p.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)")
+    p.add_argument("--seed", type=int, default=0, help="seed for every random choice (default 0)")
+    p.add_argument("--tie-break", choices=("random", "name"), default="random",
+                   help="equal scores: seeded random choice (upstream) or the lowest node name")
+    p.add_argument("--single-pass", action="store_true",
+                   help="give every pending pod exactly one attempt, in queue order")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kubesched", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-v INFO, -vv DEBUG)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sim = sub.add_parser("simulate", help="where would these pods land, and why is that one Pending?")
+    _common_sim_args(sim)
+    sim.add_argument("-o", "--output", choices=("table", "json", "yaml"), default="table")
+    sim.add_argument("--explain", action="store_true", help="include every attempt: per-node filter verdicts and scores")
+    exp = sub.add_parser("explain", help="per-node, per-plugin explanation of one pod's scheduling")
+    _common_sim_args(exp)
+    exp.add_argument("pod", metavar="POD", help="NAMESPACE/NAME (or NAME in namespace default)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    level = {0: logging.WARNING, 1: logging.INFO}.get(args.verbose, logging.DEBUG)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        if args.command in ("simulate", "explain"):
+            from kubesched.cli import simulate
+
+            return simulate.run(args)
+    except KubeschedError as exc:
+        print(f"kubesched: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""``kubesched simulate`` and ``kubesched explain``: load, run, print."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import yaml
+
+from kubesched.api.decode import load_manifests
+from kubesched.api.errors import KubeschedError
+from kubesched.cli import render
+from kubesched.config import load_config
+from kubesched.sim.driver import Simulation
+
+
+def _simulate(args: argparse.Namespace, explain: bool) -> Simulation:
+    manifest = load_manifests(args.filename)
+    config = load_config(args.config)
+    sim = Simulation(manifest, config, seed=args.seed, tie_break=args.tie_break, explain=explain)
+    sim.run(single_pass=args.single_pass)
+    return sim
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.command == "explain":
+        return explain(args)
+    sim = _simulate(args, explain=args.explain)
+    doc: dict[str, Any] = {"pods": [o.to_json(args.explain) for o in sim.results()],
+                           "summary": sim.summary()}
+    if args.output == "json":
+        json.dump(doc, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    elif args.output == "yaml":
+        yaml.safe_dump(doc, sys.stdout, sort_keys=False)
+    else:
+        render.print_simulation(sim)
+    return 0
+
+
+def explain(args: argparse.Namespace) -> int:
+    ns, _, name = args.pod.rpartition("/")
+    ns = ns or "default"
+    sim = _simulate(args, explain=True)
+    for out in sim.results():
+        if out.pod.namespace == ns and out.pod.name == name:
+            render.print_explanation(out)
+            return 0
+    raise KubeschedError(f"pod {ns}/{name}: not a pending pod in the given manifests")

@@ -1,0 +1,73 @@
+"""Cluster events that can make an unschedulable pod schedulable (upstream ``fwk.ClusterEvent``).
+
+Plugins register the events they care about (``EnqueueExtensions``), optionally with a
+QueueingHint function that looks at the old and new object and says Queue or QueueSkip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum, IntFlag
+from typing import Any
+
+
+class Resource(str, Enum):
+    Pod = "Pod"
+    AssignedPod = "AssignedPod"
+    UnscheduledPod = "UnscheduledPod"
+    Node = "Node"
+    Namespace = "Namespace"
+    PodGroup = "PodGroup"
+    PersistentVolumeClaim = "PersistentVolumeClaim"
+    WildCard = "*"
+
+
+class ActionType(IntFlag):
+    Add = 1
+    Delete = 2
+    UpdateNodeAllocatable = 4
+    UpdateNodeLabel = 8
+    UpdateNodeTaint = 16
+    UpdateNodeCondition = 32
+    UpdateNodeAnnotation = 64
+    UpdatePodLabel = 128
+    UpdatePodScaleDown = 256
+    UpdatePodToleration = 512
+    UpdatePodSchedulingGatesEliminated = 1024
+    UpdatePodGeneratedResourceClaim = 2048
+    Update = (UpdateNodeAllocatable | UpdateNodeLabel | UpdateNodeTaint | UpdateNodeCondition
+              | UpdateNodeAnnotation | UpdatePodLabel | UpdatePodScaleDown | UpdatePodToleration
+              | UpdatePodSchedulingGatesEliminated | UpdatePodGeneratedResourceClaim)
+    All = Add | Delete | Update
+
+
+class QueueingHint(Enum):
+    QueueSkip = 0
+    Queue = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterEvent:
+    resource: Resource
+    action: ActionType
+    label: str = ""
+
+    def matches(self, incoming: "ClusterEvent") -> bool:
+        if self.resource == Resource.WildCard:
+            return True
+        res_ok = (self.resource == incoming.resource
+                  or (self.resource == Resource.Pod and incoming.resource in
+                      (Resource.AssignedPod, Resource.UnscheduledPod))
+                  or (incoming.resource == Resource.Pod and self.resource in
+                      (Resource.AssignedPod, Resource.UnscheduledPod)))
+        return res_ok and bool(self.action & incoming.action)
+
+
+QueueingHintFn = Callable[[Any, Any, Any], QueueingHint]  # (pod, old_obj, new_obj) -> hint
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterEventWithHint:
+    event: ClusterEvent
+    hint: QueueingHintFn | None = None

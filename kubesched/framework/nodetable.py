@@ -1,0 +1,120 @@
+"""``NodeTable``: the snapshot's nodes as NumPy columns, for the batch plugin form.
+
+Row ``i`` is ``snapshot.node_infos[i]`` (the zone-interleaved order). Resource columns are
+int64 with upstream's integer semantics. Label and taint columns are dictionary-encoded
+and built lazily the first time a plugin asks for them, then kept up to date row by row:
+when one node changes only its row is rewritten, never the whole table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from kubesched.api.objects import Taint
+from kubesched.framework.types import NodeInfo
+
+I64 = np.int64
+
+
+class NodeTable:
+    def __init__(self, infos: Sequence[NodeInfo]) -> None:
+        self.infos: list[NodeInfo] = list(infos)
+        self.names: list[str] = [ni.name for ni in self.infos]
+        self.index: dict[str, int] = {n: i for i, n in enumerate(self.names)}
+        n = len(self.infos)
+        self.size = n
+        self.alloc: dict[str, np.ndarray] = {}
+        self.req: dict[str, np.ndarray] = {}
+        self.non0_cpu = np.zeros(n, I64)
+        self.non0_mem = np.zeros(n, I64)
+        self.pod_count = np.zeros(n, I64)
+        self.unschedulable = np.zeros(n, bool)
+        self._labels: dict[str, tuple[np.ndarray, dict[str, int], list[str]]] = {}
+        self._taint_ids: np.ndarray | None = None
+        self._taint_sets: list[tuple[Taint, ...]] = []
+        self._taint_index: dict[tuple[Taint, ...], int] = {}
+        self.all = np.arange(n, dtype=np.intp)
+        for i, ni in enumerate(self.infos):
+            self._write_row(i, ni)
+
+    # -- resources --------------------------------------------------------------------
+    def _column(self, store: dict[str, np.ndarray], name: str) -> np.ndarray:
+        col = store.get(name)
+        if col is None:
+            col = store[name] = np.zeros(self.size, I64)
+        return col
+
+    def allocatable(self, name: str) -> np.ndarray:
+        """Allocatable of resource ``name`` per node (0 where the node lacks it)."""
+        return self._column(self.alloc, name)
+
+    def requested(self, name: str) -> np.ndarray:
+        return self._column(self.req, name)
+
+    def _write_row(self, i: int, ni: NodeInfo) -> None:
+        for name, v in ni.allocatable.items():
+            self._column(self.alloc, name)[i] = v
+        for name, col in self.alloc.items():
+            if name not in ni.allocatable:
+                col[i] = 0
+        for name, v in ni.requested.items():
+            self._column(self.req, name)[i] = v
+        for name, col in self.req.items():
+            if name not in ni.requested:
+                col[i] = 0
+        self.non0_cpu[i] = ni.non0_cpu
+        self.non0_mem[i] = ni.non0_mem
+        self.pod_count[i] = len(ni.pods)
+        node = ni.node
+        self.unschedulable[i] = bool(node is not None and node.unschedulable)
+        for key, (codes, ids, values) in self._labels.items():
+            codes[i] = self._code(key, ids, values, ni)
+        if self._taint_ids is not None:
+            self._taint_ids[i] = self._taint_id(ni)
+
+    def update_row(self, i: int, ni: NodeInfo) -> None:
+        """Rewrite row ``i`` after its NodeInfo changed (same node name)."""
+        self.infos[i] = ni
+        self._write_row(i, ni)
+
+    # -- labels -------------------------------------------------------------------------
+    @staticmethod
+    def _code(key: str, ids: dict[str, int], values: list[str], ni: NodeInfo) -> int:
+        node = ni.node
+        v = None if node is None else node.labels.get(key)
+        if v is None:
+            return -1
+        c = ids.get(v)
+        if c is None:
+            c = ids[v] = len(values)
+            values.append(v)
+        return c
+
+    def label(self, key: str) -> tuple[np.ndarray, dict[str, int], list[str]]:
+        """Dictionary-encoded column of label ``key``: (codes, value->code, values); -1 = absent."""
+        entry = self._labels.get(key)
+        if entry is None:
+            ids: dict[str, int] = {}
+            values: list[str] = []
+            codes = np.fromiter((self._code(key, ids, values, ni) for ni in self.infos),
+                                dtype=np.int32, count=self.size)
+            entry = self._labels[key] = (codes, ids, values)
+        return entry
+
+    # -- taints -------------------------------------------------------------------------
+    def _taint_id(self, ni: NodeInfo) -> int:
+        taints = ni.node.taints if ni.node is not None else ()
+        t = self._taint_index.get(taints)
+        if t is None:
+            t = self._taint_index[taints] = len(self._taint_sets)
+            self._taint_sets.append(taints)
+        return t
+
+    def taints(self) -> tuple[np.ndarray, list[tuple[Taint, ...]]]:
+        """Per node the id of its taint list, and the distinct taint lists."""
+        if self._taint_ids is None:
+            self._taint_ids = np.fromiter((self._taint_id(ni) for ni in self.infos),
+                                          dtype=np.int32, count=self.size)
+        return self._taint_ids, self._taint_sets

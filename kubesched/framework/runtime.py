@@ -1,0 +1,390 @@
+"""``Framework``: runs the plugins of one profile at each extension point, in order.
+
+Built once per profile: plugins are sorted into extension points by the protocols they
+implement (and the profile's enabled lists), weights are checked, and a bad profile fails
+fast (no QueueSort, no Bind, a Score plugin without weight), as upstream's NewFramework.
+
+Filter and Score run over many nodes at once: a plugin with the batch form is called once
+over NodeTable rows, a per-node plugin is called once per node. Nodes that have nominated
+pods of equal or higher priority go through upstream's two-pass per-node filtering.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from kubesched.api.objects import Pod
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.errors import ProfileError
+from kubesched.framework.interface import (
+    MAX_NODE_SCORE, MIN_NODE_SCORE, BatchFilterPlugin, BatchScorePlugin, BindPlugin, FilterPlugin,
+    PermitPlugin, PostBindPlugin, PostFilterPlugin, PostFilterResult, PreBindPlugin,
+    PreEnqueuePlugin, PreFilterExtensions, PreFilterPlugin, PreFilterResult, PreScorePlugin,
+    QueueSortPlugin, ReservePlugin, ScoreExtensions, ScorePlugin,
+)
+from kubesched.framework.nodetable import NodeTable
+from kubesched.framework.status import SUCCESS, Code, Status
+from kubesched.framework.types import NodeInfo
+
+log = logging.getLogger(__name__)
+
+EXTENSION_POINTS: dict[str, type] = {
+    "preEnqueue": PreEnqueuePlugin, "queueSort": QueueSortPlugin, "preFilter": PreFilterPlugin,
+    "filter": FilterPlugin, "postFilter": PostFilterPlugin, "preScore": PreScorePlugin,
+    "score": ScorePlugin, "reserve": ReservePlugin, "permit": PermitPlugin,
+    "preBind": PreBindPlugin, "bind": BindPlugin, "postBind": PostBindPlugin,
+}
+
+
+def _call(plugin: Any, what: str, fn: Callable[..., Any], *args: Any) -> Any:
+    """Run one plugin call; an exception is a bug in the plugin and becomes an Error."""
+    try:
+        return fn(*args)
+    except Exception as exc:  # noqa: BLE001 - turned into an Error status naming the plugin
+        log.exception("plugin %s failed in %s", plugin.name, what)
+        return Status(Code.Error, (f"running {what} plugin {plugin.name!r}: {exc!r}",), plugin.name)
+
+
+class FilterOutcome:
+    """Result of filtering: feasible rows, and for each rejected row the rejecting plugin.
+
+    ``statuses`` holds the statuses already known (per-node plugins, PreFilter rejections);
+    :meth:`Framework.status_of` fills in the others from the plugin's per-node form.
+    """
+
+    __slots__ = ("feasible", "failed_by", "statuses")
+
+    def __init__(self) -> None:
+        self.feasible: np.ndarray = np.zeros(0, np.intp)
+        self.failed_by: dict[int, str] = {}
+        self.statuses: dict[int, Status] = {}
+
+
+class Framework:
+    def __init__(self, profile_name: str, plugins: Mapping[str, Sequence[Any]],
+                 weights: Mapping[str, int], percentage_of_nodes_to_score: int | None = None) -> None:
+        self.profile_name = profile_name
+        self.points: dict[str, list[Any]] = {k: list(plugins.get(k, ())) for k in EXTENSION_POINTS}
+        for point, proto in EXTENSION_POINTS.items():
+            for pl in self.points[point]:
+                if not isinstance(pl, proto):
+                    raise ProfileError(f"plugin {pl.name!r} does not extend {point}",
+                                       field=f"profiles[{profile_name}].plugins.{point}")
+        if len(self.points["queueSort"]) != 1:
+            raise ProfileError("exactly one queue sort plugin must be enabled",
+                               field=f"profiles[{profile_name}].plugins.queueSort")
+        if not self.points["bind"]:
+            raise ProfileError("at least one bind plugin is needed",
+                               field=f"profiles[{profile_name}].plugins.bind")
+        self.weights = dict(weights)
+        for pl in self.points["score"]:
+            w = self.weights.get(pl.name)
+            if w is None or w <= 0:
+                raise ProfileError(f"score plugin {pl.name!r} needs a positive weight",
+                                   field=f"profiles[{profile_name}].plugins.score")
+        self.by_name = {pl.name: pl for pts in self.points.values() for pl in pts}
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        self.nominated_pods_for_node: Callable[[str], Sequence[Pod]] = lambda name: ()
+
+    # -- queue ------------------------------------------------------------------------
+    @property
+    def queue_sort(self) -> QueueSortPlugin:
+        return self.points["queueSort"][0]  # type: ignore[no-any-return]
+
+    def run_pre_enqueue(self, pod: Pod) -> Status:
+        for pl in self.points["preEnqueue"]:
+            st = _call(pl, "PreEnqueue", pl.pre_enqueue, pod)
+            if not st.success:
+                return st.with_plugin(pl.name)
+        return SUCCESS
+
+    # -- PreFilter --------------------------------------------------------------------
+    def run_pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
+                       ) -> tuple[PreFilterResult | None, Status, set[str]]:
+        """Upstream RunPreFilterPlugins: (merged result, status, plugins that narrowed nodes)."""
+        result: PreFilterResult | None = None
+        with_nodes: set[str] = set()
+        ret = SUCCESS
+        skip: set[str] = set()
+        try:
+            for pl in self.points["preFilter"]:
+                out = _call(pl, "PreFilter", pl.pre_filter, state, pod, nodes)
+                if isinstance(out, Status):
+                    return None, out, set()
+                r, st = out
+                if st.code == Code.Skip:
+                    skip.add(pl.name)
+                    continue
+                if not st.success:
+                    st = st.with_plugin(pl.name)
+                    if st.code == Code.UnschedulableAndUnresolvable:
+                        return None, st, set()
+                    if st.code == Code.Unschedulable:
+                        ret = st
+                        continue
+                    return None, st, set()
+                if r is not None and not r.all_nodes():
+                    with_nodes.add(pl.name)
+                result = r if result is None else result.merge(r)
+                if result is not None and not result.all_nodes() and not result.node_names:
+                    names = sorted(with_nodes)
+                    msg = (f"node(s) didn't satisfy plugin {names[0]}" if len(names) == 1 else
+                           f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously")
+                    return result, Status(Code.UnschedulableAndUnresolvable, (msg,)), with_nodes
+            return result, ret, with_nodes
+        finally:
+            state.skip_filter_plugins = skip
+
+    def _extensions(self) -> list[Any]:
+        return [pl for pl in self.points["preFilter"] if isinstance(pl, PreFilterExtensions)]
+
+    def run_pre_filter_add_pod(self, state: CycleState, pod: Pod, to_add: Pod, ni: NodeInfo) -> Status:
+        for pl in self._extensions():
+            if pl.name in state.skip_filter_plugins:
+                continue
+            st = _call(pl, "AddPod", pl.add_pod, state, pod, to_add, ni)
+            if not st.success:
+                return st.with_plugin(pl.name)
+        return SUCCESS
+
+    def run_pre_filter_remove_pod(self, state: CycleState, pod: Pod, to_remove: Pod, ni: NodeInfo) -> Status:
+        for pl in self._extensions():
+            if pl.name in state.skip_filter_plugins:
+                continue
+            st = _call(pl, "RemovePod", pl.remove_pod, state, pod, to_remove, ni)
+            if not st.success:
+                return st.with_plugin(pl.name)
+        return SUCCESS
+
+    # -- Filter -----------------------------------------------------------------------
+    @property
+    def has_filter_plugins(self) -> bool:
+        return bool(self.points["filter"])
+
+    @property
+    def has_score_plugins(self) -> bool:
+        return bool(self.points["score"])
+
+    def run_filter(self, state: CycleState, pod: Pod, ni: NodeInfo) -> Status:
+        """Upstream RunFilterPlugins: the first plugin that does not succeed decides."""
+        for pl in self.points["filter"]:
+            if pl.name in state.skip_filter_plugins:
+                continue
+            st = _call(pl, "Filter", pl.filter, state, pod, ni)
+            if not st.success:
+                if not st.rejected:
+                    st = Status(Code.Error, st.reasons, pl.name)
+                return st.with_plugin(pl.name)
+        return SUCCESS
+
+    def _nominated_state(self, state: CycleState, pod: Pod, ni: NodeInfo,
+                         ) -> tuple[bool, CycleState, NodeInfo]:
+        """addGENominatedPods: add nominated pods of >= priority to a copy of the node."""
+        nominated = [p for p in self.nominated_pods_for_node(ni.name)
+                     if p.priority >= pod.priority and p.uid != pod.uid]
+        if not nominated:
+            return False, state, ni
+        ni_out = ni.clone()
+        state_out = state.clone()
+        for p in nominated:
+            ni_out.add_pod(p)
+            st = self.run_pre_filter_add_pod(state_out, pod, p, ni_out)
+            if not st.success:
+                return False, state, ni
+        return True, state_out, ni_out
+
+    def run_filter_with_nominated_pods(self, state: CycleState, pod: Pod, ni: NodeInfo) -> Status:
+        """Upstream RunFilterPluginsWithNominatedPods (two passes when pods were added)."""
+        added, st_state, st_ni = self._nominated_state(state, pod, ni)
+        status = self.run_filter(st_state, pod, st_ni)
+        if added and status.success:
+            status = self.run_filter(state, pod, ni)
+        return status
+
+    def has_nominated_pods(self, pod: Pod, name: str) -> bool:
+        return any(p.priority >= pod.priority and p.uid != pod.uid
+                   for p in self.nominated_pods_for_node(name))
+
+    def filter_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> FilterOutcome:
+        """Filter rows ``idx``; feasible rows keep ``idx``'s order. Raises nothing: an Error
+        status from a plugin is returned in ``statuses`` and stops at that row."""
+        out = FilterOutcome()
+        special = [i for i in idx.tolist() if self.has_nominated_pods(pod, table.names[i])]
+        alive = idx
+        if special:
+            sp = np.array(special, dtype=np.intp)
+            alive = idx[~np.isin(idx, sp)]
+        for pl in self.points["filter"]:
+            if pl.name in state.skip_filter_plugins or alive.size == 0:
+                continue
+            if isinstance(pl, BatchFilterPlugin):
+                res = _call(pl, "Filter", pl.filter_nodes, state, pod, table, alive)
+                if isinstance(res, Status):
+                    for i in alive.tolist():
+                        out.statuses[i] = res
+                        out.failed_by[i] = pl.name
+                    alive = alive[:0]
+                    break
+                ok = np.asarray(res, dtype=bool)
+                for i in alive[~ok].tolist():
+                    out.failed_by[i] = pl.name
+                alive = alive[ok]
+            else:
+                keep = []
+                for i in alive.tolist():
+                    st = _call(pl, "Filter", pl.filter, state, pod, table.infos[i])
+                    if st.success:
+                        keep.append(i)
+                    else:
+                        if not st.rejected:
+                            st = Status(Code.Error, st.reasons, pl.name)
+                        out.failed_by[i] = pl.name
+                        out.statuses[i] = st.with_plugin(pl.name)
+                alive = np.array(keep, dtype=np.intp)
+        for i in special:
+            st = self.run_filter_with_nominated_pods(state, pod, table.infos[i])
+            if not st.success:
+                out.failed_by[i] = st.plugin
+                out.statuses[i] = st
+        if special:
+            ok_set = set(alive.tolist())
+            ok_set.update(i for i in special if i not in out.failed_by)
+            alive = np.array([i for i in idx.tolist() if i in ok_set], dtype=np.intp)
+        out.feasible = alive
+        return out
+
+    def status_of(self, state: CycleState, pod: Pod, table: NodeTable, out: FilterOutcome, i: int) -> Status:
+        """The status of rejected row ``i``, from the rejecting plugin's per-node form."""
+        st = out.statuses.get(i)
+        if st is None:
+            pl = self.by_name[out.failed_by[i]]
+            st = _call(pl, "Filter", pl.filter, state, pod, table.infos[i])
+            if st.success:  # both forms must agree; report the disagreement loudly
+                st = Status(Code.Error, (f"plugin {pl.name} batch and per-node forms disagree",))
+            st = st.with_plugin(pl.name)
+            out.statuses[i] = st
+        return st
+
+    # -- PostFilter -------------------------------------------------------------------
+    def run_post_filter(self, state: CycleState, pod: Pod, filtered: Mapping[str, Status],
+                        ) -> tuple[PostFilterResult | None, Status]:
+        """Upstream RunPostFilterPlugins: first success wins; messages of rejections joined."""
+        reasons: list[str] = []
+        rejector = ""
+        for pl in self.points["postFilter"]:
+            out = _call(pl, "PostFilter", pl.post_filter, state, pod, filtered)
+            if isinstance(out, Status):
+                return None, out
+            r, st = out
+            if st.success:
+                return r, st.with_plugin(pl.name)
+            if st.code == Code.UnschedulableAndUnresolvable:
+                return r, st.with_plugin(pl.name)
+            if not st.rejected:
+                return None, st.with_plugin(pl.name)
+            reasons.extend(st.reasons)
+            rejector = rejector or pl.name
+        return None, Status(Code.Unschedulable, tuple(reasons), rejector)
+
+    # -- Score ------------------------------------------------------------------------
+    def run_pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
+        skip: set[str] = set()
+        try:
+            for pl in self.points["preScore"]:
+                st = _call(pl, "PreScore", pl.pre_score, state, pod, nodes)
+                if st.code == Code.Skip:
+                    skip.add(pl.name)
+                    continue
+                if not st.success:
+                    return Status(Code.Error, st.reasons, pl.name)
+            return SUCCESS
+        finally:
+            state.skip_score_plugins = skip
+
+    def run_score(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray,
+                  ) -> tuple[dict[str, np.ndarray], np.ndarray] | Status:
+        """Weighted, normalised score per plugin over rows ``idx``, and the totals."""
+        per_plugin: dict[str, np.ndarray] = {}
+        totals = np.zeros(idx.size, np.int64)
+        names = [table.names[i] for i in idx.tolist()]
+        for pl in self.points["score"]:
+            if pl.name in state.skip_score_plugins:
+                continue
+            if isinstance(pl, BatchScorePlugin):
+                res = _call(pl, "Score", pl.score_nodes, state, pod, table, idx)
+                if isinstance(res, Status):
+                    return res
+                scores = np.array(res, dtype=np.int64)
+            else:
+                vals = []
+                for i in idx.tolist():
+                    s = _call(pl, "Score", pl.score, state, pod, table.infos[i])
+                    if isinstance(s, Status):
+                        return s
+                    vals.append(int(s))
+                scores = np.array(vals, dtype=np.int64)
+            if isinstance(pl, ScoreExtensions):
+                st = _call(pl, "NormalizeScore", pl.normalize_score, state, pod, names, scores)
+                if st is not None and not st.success:
+                    return st.with_plugin(pl.name)
+            if scores.size and (scores.max() > MAX_NODE_SCORE or scores.min() < MIN_NODE_SCORE):
+                return Status(Code.Error, (f"plugin {pl.name!r} returns an invalid score, it should "
+                                           f"in the range of [0, 100] after normalizing",), pl.name)
+            weighted = scores * self.weights[pl.name]
+            per_plugin[pl.name] = weighted
+            totals += weighted
+        return per_plugin, totals
+
+    # -- Reserve / Permit / Bind --------------------------------------------------------
+    def run_reserve(self, state: CycleState, pod: Pod, node: str) -> Status:
+        for pl in self.points["reserve"]:
+            st = _call(pl, "Reserve", pl.reserve, state, pod, node)
+            if not st.success:
+                return st.with_plugin(pl.name)
+        return SUCCESS
+
+    def run_unreserve(self, state: CycleState, pod: Pod, node: str) -> None:
+        for pl in reversed(self.points["reserve"]):
+            _call(pl, "Unreserve", pl.unreserve, state, pod, node)
+
+    def run_permit(self, state: CycleState, pod: Pod, node: str) -> tuple[Status, dict[str, float]]:
+        """Returns the combined status and, when Wait, the timeout per waiting plugin."""
+        waits: dict[str, float] = {}
+        for pl in self.points["permit"]:
+            out = _call(pl, "Permit", pl.permit, state, pod, node)
+            if isinstance(out, Status):
+                return out, {}
+            st, timeout = out
+            if st.code == Code.Wait:
+                waits[pl.name] = min(float(timeout), 15 * 60.0)
+                continue
+            if not st.success:
+                return st.with_plugin(pl.name), {}
+        if waits:
+            return Status(Code.Wait, ("one or more plugins asked to wait",)), waits
+        return SUCCESS, {}
+
+    def run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
+        for pl in self.points["preBind"]:
+            st = _call(pl, "PreBind", pl.pre_bind, state, pod, node)
+            if st.code == Code.Skip:
+                continue
+            if not st.success:
+                return st.with_plugin(pl.name)
+        return SUCCESS
+
+    def run_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
+        for pl in self.points["bind"]:
+            st = _call(pl, "Bind", pl.bind, state, pod, node)
+            if st.code == Code.Skip:
+                continue
+            return st.with_plugin(pl.name)
+        return Status(Code.Skip)
+
+    def run_post_bind(self, state: CycleState, pod: Pod, node: str) -> None:
+        for pl in self.points["postBind"]:
+            _call(pl, "PostBind", pl.post_bind, state, pod, node)

@@ -1,0 +1,103 @@
+"""ImageLocality: favours nodes that already hold the pod's container images, weighting
+each image by its size and by how widely it has spread, to avoid piling pods onto the
+few nodes that have an image (upstream ``plugins/imagelocality``). Score only, no
+normalisation.
+
+The image states live in each NodeInfo (there is no NodeTable column for them), so the
+batch form does one dictionary look-up per row and container; the clamping and scaling
+arithmetic is vectorised.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from kubesched.api.objects import Pod
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.interface import MAX_NODE_SCORE
+from kubesched.framework.nodetable import NodeTable
+from kubesched.framework.types import ImageSummary, NodeInfo
+from kubesched.plugins import names
+
+logger = logging.getLogger(__name__)
+
+MB = 1024 * 1024
+# Bounds of the summed image scores: the 90th percentile of Docker Hub images falls in it.
+MIN_THRESHOLD = 23 * MB
+MAX_CONTAINER_THRESHOLD = 1000 * MB
+
+
+def normalized_image_name(name: str) -> str:
+    """The CRI name of an image: ``:latest`` is added when the name has no tag."""
+    if name.rfind(":") <= name.rfind("/"):
+        return name + ":latest"
+    return name
+
+
+def scaled_image_score(state: ImageSummary, total_num_nodes: int) -> int:
+    """The image size scaled by the fraction of nodes that have it (float64, truncated)."""
+    spread = state.num_nodes / total_num_nodes
+    return int(float(state.size) * spread)
+
+
+def _pod_images(pod: Pod) -> list[str]:
+    """Normalised images of init containers then containers (one entry per container)."""
+    return [normalized_image_name(c.image) for c in (*pod.init_containers, *pod.containers)]
+
+
+def sum_image_scores(node_info: NodeInfo, images: Sequence[str], total_num_nodes: int) -> int:
+    states = node_info.image_states
+    total = 0
+    for image in images:
+        st = states.get(image)
+        if st is not None:
+            total += scaled_image_score(st, total_num_nodes)
+    return total
+
+
+def _go_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    """Scale the clamped sum of image scores linearly into [0, MaxNodeScore]."""
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    if sum_scores < MIN_THRESHOLD:
+        sum_scores = MIN_THRESHOLD
+    elif sum_scores > max_threshold:
+        sum_scores = max_threshold
+    return _go_div(MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD), max_threshold - MIN_THRESHOLD)
+
+
+class ImageLocality:
+    name = names.IMAGE_LOCALITY
+
+    def __init__(self, args: Any = None, handle: Any = None) -> None:
+        self.handle = handle
+
+    def _total_nodes(self) -> int:
+        return len(self.handle.snapshot.node_infos)
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        images = _pod_images(pod)
+        total = sum_image_scores(node_info, images, self._total_nodes())
+        return calculate_priority(total, len(images))
+
+    def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> np.ndarray:
+        images = _pod_images(pod)
+        n = len(images)
+        total_nodes = self._total_nodes()
+        infos = table.infos
+        sums = np.fromiter((sum_image_scores(infos[i], images, total_nodes) if infos[i].image_states else 0
+                            for i in idx.tolist()), dtype=np.int64, count=idx.size)
+        max_threshold = MAX_CONTAINER_THRESHOLD * n
+        denom = max_threshold - MIN_THRESHOLD
+        if denom <= 0:  # no containers: not a valid pod; keep the scalar arithmetic exact
+            return np.array([calculate_priority(int(s), n) for s in sums.tolist()], dtype=np.int64)
+        clamped = np.minimum(np.maximum(sums, MIN_THRESHOLD), max_threshold)
+        return (MAX_NODE_SCORE * (clamped - MIN_THRESHOLD)) // denom

@@ -1,0 +1,379 @@
+"""The scheduling loop: pop a pod, snapshot, one scheduling cycle, assume, bind.
+
+Mirrors upstream ``schedule_one.go``: ``schedule_pod`` (PreFilter, Filter with
+``percentageOfNodesToScore`` and the rotating start index, PreScore, Score, select host),
+the FitError message, PostFilter (preemption) on failure, then assume, Reserve, Permit and
+the binding cycle. The core does no I/O: decisions leave through the ``ClusterSink``.
+An :class:`Attempt` records what the cycle saw, for ``--explain`` and the timeline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kubesched.api.objects import Pod
+from kubesched.cache.cache import Cache
+from kubesched.cache.snapshot import Snapshot
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.interface import ClusterObjects, ClusterSink, QueuedPodInfo
+from kubesched.framework.runtime import Framework
+from kubesched.framework.status import Code, Status
+from kubesched.queue.scheduling_queue import SchedulingQueue
+
+log = logging.getLogger(__name__)
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+
+
+def num_feasible_nodes_to_find(percentage: int, num_all: int) -> int:
+    """Upstream numFeasibleNodesToFind; ``percentage`` 0 is the adaptive formula."""
+    if num_all < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all
+    if percentage == 0:
+        percentage = max(50 - num_all // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    n = num_all * percentage // 100
+    return max(n, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+def fit_error_message(num_all: int, statuses: Mapping[str, Status], absent: Status | None,
+                      absent_count: int, pre_filter_msg: str, post_filter_msg: str) -> str:
+    """Upstream ``FitError.Error()``: ``0/N nodes are available: <reasons>. <postfilter>``."""
+    msg = f"0/{num_all} nodes are available:"
+    if pre_filter_msg:
+        msg += f" {pre_filter_msg}."
+    else:
+        hist: dict[str, int] = {}
+        for st in statuses.values():
+            for r in st.reasons:
+                hist[r] = hist.get(r, 0) + 1
+        if absent is not None and absent_count > 0:
+            for r in absent.reasons:
+                hist[r] = hist.get(r, 0) + absent_count
+        parts = sorted(f"{v} {k}" for k, v in hist.items())
+        if parts:
+            msg += f" {', '.join(parts)}."
+    if post_filter_msg:
+        msg += f" {post_filter_msg}"
+    return msg
+
+
+@dataclass
+class Attempt:
+    """One scheduling attempt of one pod, as ``--explain`` shows it."""
+
+    time: float = 0.0
+    filter: dict[str, Any] = field(default_factory=dict)
+    scores: dict[str, dict[str, int]] = field(default_factory=dict)
+    totals: dict[str, int] = field(default_factory=dict)
+    best: list[str] = field(default_factory=list)
+    chosen: str | None = None
+    message: str | None = None
+    nominated_node: str | None = None
+    victims: list[str] = field(default_factory=list)
+    result: str = "Unschedulable"  # Scheduled | Unschedulable | Error
+    victim_pods: list[Pod] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"time": self.time, "filter": self.filter, "scores": self.scores,
+                "totals": self.totals, "best": self.best, "chosen": self.chosen,
+                "message": self.message, "nominatedNode": self.nominated_node,
+                "victims": self.victims, "result": self.result}
+
+
+class ProfileHandle:
+    """The ``Handle`` plugins of one profile get (framework set once it is built)."""
+
+    def __init__(self, sched: "Scheduler") -> None:
+        self._sched = sched
+        self.framework: Any = None
+
+    @property
+    def snapshot(self) -> Snapshot:
+        return self._sched.snapshot
+
+    @property
+    def objects(self) -> ClusterObjects:
+        return self._sched.objects
+
+    @property
+    def sink(self) -> ClusterSink:
+        return self._sched.sink
+
+    @property
+    def rng(self) -> random.Random:
+        return self._sched.rng
+
+    @property
+    def tie_break_by_name(self) -> bool:
+        return self._sched.tie_break_by_name
+
+    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
+        return self._sched.queue.nominator.pods_for_node(node_name) if self._sched.queue else ()
+
+    def now(self) -> float:
+        return self._sched.now()
+
+
+class Scheduler:
+    def __init__(self, cache: Cache, sink: ClusterSink, objects: ClusterObjects,
+                 now: Callable[[], float], rng: random.Random, tie_break_by_name: bool = False,
+                 explain: bool = False) -> None:
+        self.cache = cache
+        self.sink = sink
+        self.objects = objects
+        self.now = now
+        self.rng = rng
+        self.tie_break_by_name = tie_break_by_name
+        self.explain = explain
+        self.snapshot = Snapshot()
+        self.profiles: dict[str, Framework] = {}
+        self.queue: SchedulingQueue | None = None
+        self.next_start_node_index = 0
+
+    def new_handle(self) -> ProfileHandle:
+        return ProfileHandle(self)
+
+    def add_profile(self, name: str, fw: Framework) -> None:
+        self.profiles[name] = fw
+        fw.nominated_pods_for_node = self._nominated
+
+    def _nominated(self, node: str) -> Sequence[Pod]:
+        return self.queue.nominator.pods_for_node(node) if self.queue else ()
+
+    # -- the scheduling cycle ------------------------------------------------------------
+    def schedule_one(self, qpi: QueuedPodInfo) -> Attempt:
+        """Run one scheduling cycle (and, on success, the binding cycle) for ``qpi``."""
+        pod = qpi.pod
+        fw = self.profiles[pod.scheduler_name]
+        self.cache.update_snapshot(self.snapshot)
+        state = CycleState()
+        att = Attempt(time=self.now())
+        chosen = self._schedule_pod(fw, state, pod, att)
+        if chosen is None:
+            if att.nominated_node:
+                qpi.pod = self._apply_preemption(pod, att)
+            if self.queue is not None:
+                self.queue.add_unschedulable(qpi, error=att.result == "Error")
+            return att
+        self._assume_and_bind(fw, state, qpi, chosen, att)
+        return att
+
+    def _filter(self, fw: Framework, state: CycleState, pod: Pod, idx: np.ndarray,
+                ) -> tuple[np.ndarray, dict[str, Status], int]:
+        """Filter rows ``idx`` from the rotating start; returns (feasible rows in visiting
+        order, statuses of the rejected visited nodes, number of nodes processed)."""
+        table = self.snapshot.table
+        n = idx.size
+        if n == 0:
+            return idx, {}, 0
+        pct = fw.percentage_of_nodes_to_score
+        to_find = num_feasible_nodes_to_find(100 if pct is None else pct, n)
+        if not fw.has_score_plugins:
+            to_find = 1
+        start = self.next_start_node_index % n
+        order = np.concatenate((idx[start:], idx[:start])) if start else idx
+        out = fw.filter_nodes(state, pod, table, order)
+        feasible = out.feasible
+        processed = n
+        if feasible.size > to_find:
+            last = feasible[to_find - 1]
+            processed = int(np.nonzero(order == last)[0][0]) + 1
+            feasible = feasible[:to_find]
+        visited = set(order[:processed].tolist())
+        statuses = {table.names[i]: fw.status_of(state, pod, table, out, i)
+                    for i in out.failed_by if i in visited}
+        return feasible, statuses, processed
+
+    def _schedule_pod(self, fw: Framework, state: CycleState, pod: Pod, att: Attempt) -> str | None:
+        snap = self.snapshot
+        num_all = snap.num_nodes()
+        if num_all == 0:
+            att.result, att.message = "Error", NO_NODES_AVAILABLE
+            return None
+        table = snap.table
+        pre_res, st, with_nodes = fw.run_pre_filter(state, pod, snap.node_infos)
+        statuses: dict[str, Status] = {}
+        absent: Status | None = None
+        absent_names: list[str] = []
+        pre_msg = ""
+        feasible = np.zeros(0, np.intp)
+        nominated_row: int | None = None
+        if not st.success:
+            if not st.rejected:
+                att.result, att.message = "Error", st.message
+                return None
+            statuses = {name: st for name in table.names}
+            pre_msg = st.message
+        else:
+            nnn = pod.nominated_node_name
+            if nnn and nnn in table.index:
+                row = np.array([table.index[nnn]], np.intp)
+                if fw.filter_nodes(state, pod, table, row).feasible.size:
+                    nominated_row = int(row[0])
+            idx = table.all
+            if pre_res is not None and pre_res.node_names is not None:
+                keep = sorted(table.index[n] for n in pre_res.node_names if n in table.index)
+                idx = np.array(keep, dtype=np.intp)
+                in_idx = set(keep)
+                absent_names = [table.names[i] for i in range(num_all) if i not in in_idx]
+                absent = Status(Code.UnschedulableAndUnresolvable,
+                                (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(with_nodes))}]",))
+            if nominated_row is not None and not self.explain:
+                feasible = np.array([nominated_row], np.intp)
+            else:
+                feasible, statuses, processed = self._filter(fw, state, pod, idx)
+                if nominated_row is None:
+                    self.next_start_node_index = (self.next_start_node_index + processed) % num_all
+        if self.explain:
+            self._record_filter(att, statuses, absent, absent_names, table.names)
+        if feasible.size == 0:
+            return self._fit_error(fw, state, pod, att, statuses, absent, absent_names, pre_msg, num_all)
+        fixed: str | None = None
+        if nominated_row is not None:
+            fixed = table.names[nominated_row]
+        elif feasible.size == 1:
+            fixed = table.names[int(feasible[0])]
+        if fixed is not None and not self.explain:
+            att.chosen = fixed
+            return fixed
+        chosen = self._prioritize(fw, state, pod, feasible, att)
+        if chosen is None:
+            return None
+        att.chosen = fixed or chosen
+        return att.chosen
+
+    def _record_filter(self, att: Attempt, statuses: Mapping[str, Status], absent: Status | None,
+                       absent_names: Sequence[str], names: Sequence[str]) -> None:
+        absent_set = set(absent_names)
+        for name in names:
+            st = statuses.get(name)
+            if st is not None:
+                att.filter[name] = st.to_json()
+            elif name in absent_set and absent is not None:
+                att.filter[name] = absent.to_json()
+            else:
+                att.filter[name] = "ok"
+
+    def _prioritize(self, fw: Framework, state: CycleState, pod: Pod, rows: np.ndarray,
+                    att: Attempt) -> str | None:
+        table = self.snapshot.table
+        infos = [table.infos[i] for i in rows.tolist()]
+        names = [table.names[i] for i in rows.tolist()]
+        if not fw.has_score_plugins:
+            totals = np.ones(rows.size, np.int64)
+            per_plugin: dict[str, np.ndarray] = {}
+        else:
+            st = fw.run_pre_score(state, pod, infos)
+            if not st.success:
+                att.result, att.message = "Error", st.message
+                return None
+            res = fw.run_score(state, pod, table, rows)
+            if isinstance(res, Status):
+                att.result, att.message = "Error", res.message
+                return None
+            per_plugin, totals = res
+        top = int(totals.max())
+        best = [names[j] for j in np.nonzero(totals == top)[0].tolist()]
+        if self.explain:
+            for j, name in enumerate(names):
+                att.scores[name] = {p: int(v[j]) for p, v in per_plugin.items()}
+                att.totals[name] = int(totals[j])
+            att.best = sorted(best)
+        return self.select_host(best)
+
+    def select_host(self, best: Sequence[str]) -> str:
+        """Among equal top scores: the lowest name, or seeded reservoir sampling."""
+        if self.tie_break_by_name:
+            return min(best)
+        sel = 0
+        for j in range(1, len(best)):
+            if self.rng.randrange(j + 1) == 0:
+                sel = j
+        return best[sel]
+
+    def _fit_error(self, fw: Framework, state: CycleState, pod: Pod, att: Attempt,
+                   statuses: dict[str, Status], absent: Status | None, absent_names: list[str],
+                   pre_msg: str, num_all: int) -> None:
+        post_msg = ""
+        if fw.points["postFilter"]:
+            full = dict(statuses)
+            if absent is not None:
+                for n in absent_names:
+                    full.setdefault(n, absent)
+            result, pst = fw.run_post_filter(state, pod, full)
+            post_msg = pst.message
+            if pst.code == Code.Error:
+                log.error("PostFilter failed for %s: %s", pod.key, pst.message)
+            if result is not None and result.nominated_node_name:
+                att.nominated_node = result.nominated_node_name
+                att.victim_pods = list(result.victims)
+                att.victims = sorted(v.key for v in result.victims)
+        explicit = {n: s for n, s in statuses.items()}
+        att.message = fit_error_message(num_all, explicit, absent, len(absent_names), pre_msg, post_msg)
+        att.result = "Unschedulable"
+        return None
+
+    def _apply_preemption(self, pod: Pod, att: Attempt) -> Pod:
+        """Carry out a PostFilter nomination: delete the victims, clear the nominations of
+        lower-priority pods on that node, nominate the preemptor (upstream
+        ``prepareCandidate`` and the nominating part of ``handleSchedulingFailure``)."""
+        node = att.nominated_node or ""
+        for v in att.victim_pods:
+            self.sink.delete_pod(v, "Preempted", f"Preempted by pod {pod.uid} on node {node}")
+        if self.queue is not None:
+            for p in self.queue.nominator.pods_for_node(node):
+                if p.priority < pod.priority and p.uid != pod.uid:
+                    self.queue.nominator.delete(p)
+                    self.sink.set_nominated_node(p, "")
+        nominated = dataclasses.replace(pod, nominated_node_name=node)
+        if self.queue is not None:
+            self.queue.nominator.add(nominated, node)
+        self.sink.set_nominated_node(pod, node)
+        return nominated
+
+    # -- assume and bind --------------------------------------------------------------
+    def _assume_and_bind(self, fw: Framework, state: CycleState, qpi: QueuedPodInfo, node: str,
+                         att: Attempt) -> None:
+        pod = qpi.pod
+        assumed = dataclasses.replace(pod, node_name=node)
+        self.cache.assume_pod(assumed)
+        failure: Status | None = None
+        st = fw.run_reserve(state, assumed, node)
+        if not st.success:
+            failure = st
+        else:
+            st, _waits = fw.run_permit(state, assumed, node)
+            if st.code == Code.Wait:
+                failure = Status(Code.Unschedulable, ("waiting on permit is not supported here",), st.plugin)
+            elif not st.success:
+                failure = st
+        if failure is None:
+            st = fw.run_pre_bind(state, assumed, node)
+            if st.success:
+                st = fw.run_bind(state, assumed, node)
+            if not st.success:
+                failure = st
+        if failure is not None:
+            fw.run_unreserve(state, assumed, node)
+            self.cache.forget_pod(assumed)
+            att.result = "Error" if failure.code == Code.Error else "Unschedulable"
+            att.message = failure.message or f"plugin {failure.plugin} rejected the pod"
+            att.chosen = None
+            if self.queue is not None:
+                self.queue.add_unschedulable(qpi, error=failure.code == Code.Error)
+            return
+        self.cache.finish_binding(assumed, self.now())
+        if self.queue is not None:
+            self.queue.nominator.delete(pod)
+        fw.run_post_bind(state, assumed, node)
+        att.result = "Scheduled"
+

@@ -1,0 +1,187 @@
+"""The simulation driver: load a cluster, run the real scheduler on it, collect outcomes.
+
+``Simulation`` wires the in-process cluster, the cache, the queue and one Framework per
+profile, exactly as a live scheduler is wired, on a virtual clock. ``run(single_pass=True)``
+gives every pending pod exactly one attempt in queue order (with an immediate second
+attempt after a successful preemption); ``run()`` keeps the queue going until nothing
+more can happen.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubesched.api.objects import Pod
+from kubesched.cache.cache import Cache
+from kubesched.cluster.inprocess import ClusterChange, InProcessCluster
+from kubesched.config import SchedulerConfig, build_profiles
+from kubesched.framework.events import ActionType, ClusterEvent, Resource
+from kubesched.framework.interface import QueuedPodInfo
+from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
+from kubesched.queue.scheduling_queue import SchedulingQueue
+from kubesched.scheduler import Attempt, Scheduler
+from kubesched.sim.clock import VirtualClock
+
+MAX_ATTEMPTS_PER_POD = 50
+
+
+@dataclass
+class PodOutcome:
+    pod: Pod
+    status: str = "Pending"  # Scheduled | Unschedulable | Gated | Preempted | Error
+    node: str | None = None
+    message: str | None = None
+    nominated_node: str | None = None
+    attempts: list[Attempt] = field(default_factory=list)
+    preempted: list[str] = field(default_factory=list)
+    preempted_by: str | None = None
+
+    def to_json(self, explain: bool) -> dict[str, Any]:
+        d: dict[str, Any] = {"namespace": self.pod.namespace, "name": self.pod.name,
+                             "status": self.status, "node": self.node, "message": self.message,
+                             "priority": self.pod.priority,
+                             "nominatedNode": self.nominated_node, "preempted": self.preempted}
+        if self.preempted_by is not None:
+            d["preemptedBy"] = self.preempted_by
+        if explain:
+            d["attempts"] = [a.to_json() for a in self.attempts]
+        return d
+
+
+class Simulation:
+    def __init__(self, manifest: Any, config: SchedulerConfig, seed: int = 0,
+                 tie_break: str = "random", explain: bool = False) -> None:
+        self.clock = VirtualClock()
+        self.cluster = InProcessCluster(self.clock.now)
+        self.cluster.load(manifest.nodes, manifest.pods, manifest.namespaces,
+                          manifest.priority_classes, manifest.pdbs)
+        self.cache = Cache()
+        for n in manifest.nodes:
+            self.cache.add_node(n)
+        for p in self.cluster.pods.values():
+            if p.node_name:
+                self.cache.add_pod(p)
+        self.sched = Scheduler(self.cache, self.cluster, self.cluster, self.clock.now,
+                               random.Random(seed), tie_break_by_name=tie_break == "name",
+                               explain=explain)
+        self.explain = explain
+        profiles = build_profiles(config, in_tree_registry(), DEFAULT_MULTIPOINT, self.sched.new_handle)
+        for name, fw in profiles.items():
+            self.sched.add_profile(name, fw)
+        first = next(iter(profiles.values()))
+        self.queue = SchedulingQueue(
+            first.queue_sort.sort_key, self.clock.now, pre_enqueue=self._pre_enqueue,
+            initial_backoff=float(config.pod_initial_backoff_seconds),
+            max_backoff=float(config.pod_max_backoff_seconds))
+        self.sched.queue = self.queue
+        self.outcomes: dict[str, PodOutcome] = {}
+        self.ignored: list[Pod] = []
+        for p in sorted((p for p in self.cluster.pods.values() if not p.node_name), key=lambda p: p.seq):
+            if p.scheduler_name not in profiles:
+                self.ignored.append(p)
+                continue
+            self.outcomes[p.uid] = PodOutcome(p)
+        self.cluster.listeners.append(self._on_change)
+
+    def _pre_enqueue(self, pod: Pod) -> Any:
+        return self.sched.profiles[pod.scheduler_name].run_pre_enqueue(pod)
+
+    # -- cluster changes, as informers would deliver them ---------------------------------
+    def _on_change(self, ch: ClusterChange) -> None:
+        if ch.kind == "pod-bound":
+            self.cache.add_pod(ch.pod)
+            self.queue.move_on_event(ClusterEvent(Resource.AssignedPod, ActionType.Add))
+        elif ch.kind == "pod-deleted":
+            if ch.pod.node_name:
+                self.cache.remove_pod(ch.pod)
+                self.queue.move_on_event(ClusterEvent(Resource.AssignedPod, ActionType.Delete))
+            else:
+                self.queue.delete(ch.pod)
+            out = self.outcomes.get(ch.pod.uid)
+            if out is not None:
+                out.status = "Preempted"
+        elif ch.kind == "pod-updated" and not ch.pod.node_name:
+            live = self.queue.in_queue.get(ch.pod.uid) or self.queue.unschedulable.get(ch.pod.uid)
+            if live is not None:
+                live.pod = ch.pod
+
+    # -- running ------------------------------------------------------------------------
+    def _record(self, pod: Pod, att: Attempt) -> None:
+        out = self.outcomes[pod.uid]
+        out.attempts.append(att)
+        if att.result == "Scheduled":
+            out.status, out.node, out.message = "Scheduled", att.chosen, None
+            out.nominated_node = None
+        else:
+            out.status = "Unschedulable" if att.result != "Error" else "Error"
+            out.message = att.message
+            if att.nominated_node:
+                out.nominated_node = att.nominated_node
+                out.preempted.extend(att.victims)
+                for v in att.victim_pods:
+                    vo = self.outcomes.get(v.uid) or PodOutcome(v)
+                    vo.status, vo.preempted_by, vo.node = "Preempted", pod.key, v.node_name
+                    self.outcomes.setdefault(v.uid, vo)
+
+    def _attempt(self, qpi: QueuedPodInfo) -> Attempt:
+        att = self.sched.schedule_one(qpi)
+        self._record(qpi.pod, att)
+        return att
+
+    def run(self, single_pass: bool = False) -> None:
+        if single_pass:
+            self._run_single_pass()
+        else:
+            self._run_queue()
+        for out in self.outcomes.values():
+            if out.status == "Pending":
+                gated = self.queue.gated.get(out.pod.uid)
+                if gated is not None:
+                    out.status = "Gated"
+                    out.message = self._pre_enqueue(out.pod).message
+
+    def _run_single_pass(self) -> None:
+        order = sorted(self.outcomes.values(), key=lambda o: (-o.pod.priority, o.pod.seq))
+        for out in order:
+            pod = self.cluster.pods.get(out.pod.uid)
+            if pod is None or pod.node_name:
+                continue
+            if not self._pre_enqueue(pod).success:
+                self.queue.add(pod)  # parks it as gated
+                continue
+            qpi = QueuedPodInfo(pod=pod, timestamp=self.clock.now(), attempts=1)
+            att = self._attempt(qpi)
+            if att.nominated_node:
+                again = self.cluster.pods.get(pod.uid)
+                if again is not None and not again.node_name:
+                    self._attempt(QueuedPodInfo(pod=again, timestamp=self.clock.now(), attempts=2))
+
+    def _run_queue(self) -> None:
+        for out in self.outcomes.values():
+            self.queue.add(self.cluster.pods[out.pod.uid])
+        budget = MAX_ATTEMPTS_PER_POD * max(1, len(self.outcomes))
+        while budget > 0:
+            qpi = self.queue.pop()
+            if qpi is None:
+                nxt = self.queue.next_backoff_expiry()
+                if nxt is None:
+                    break
+                self.clock.advance_to(nxt)
+                continue
+            budget -= 1
+            self._attempt(qpi)
+
+    # -- results ------------------------------------------------------------------------
+    def results(self) -> list[PodOutcome]:
+        return sorted(self.outcomes.values(), key=lambda o: o.pod.seq)
+
+    def summary(self) -> dict[str, int]:
+        s = {"scheduled": 0, "unschedulable": 0, "gated": 0, "preempted": 0, "error": 0}
+        for o in self.outcomes.values():
+            key = o.status.lower()
+            s[key] = s.get(key, 0) + 1
+        s["ignored"] = len(self.ignored)
+        return s

@@ -1,0 +1,50 @@
+"""A minimal ``Handle`` for plugin tests: a snapshot, cluster objects, a seeded RNG."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubesched.api.objects import Namespace, Pod, PodDisruptionBudget, PriorityClass
+from kubesched.cache.snapshot import Snapshot
+
+
+@dataclass
+class StaticObjects:
+    namespaces: dict[str, Namespace] = field(default_factory=dict)
+    pdb_list: list[PodDisruptionBudget] = field(default_factory=list)
+    priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
+
+    def namespace(self, name: str) -> Namespace | None:
+        return self.namespaces.get(name)
+
+    def pdbs(self) -> Sequence[PodDisruptionBudget]:
+        return self.pdb_list
+
+    def priority_class(self, name: str) -> PriorityClass | None:
+        return self.priority_classes.get(name)
+
+
+@dataclass
+class FakeHandle:
+    snapshot: Snapshot
+    objects: StaticObjects = field(default_factory=StaticObjects)
+    framework: Any = None
+    sink: Any = None
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
+    tie_break_by_name: bool = True
+    nominated: dict[str, list[Pod]] = field(default_factory=dict)
+    clock: float = 0.0
+
+    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
+        return self.nominated.get(node_name, [])
+
+    def now(self) -> float:
+        return self.clock
+
+
+def handle_for(pods: Iterable[Pod], nodes: Iterable[Any], namespaces: Iterable[Namespace] = ()) -> FakeHandle:
+    snap = Snapshot.from_objects(list(pods), list(nodes))
+    return FakeHandle(snap, StaticObjects({n.name: n for n in namespaces}))
