@@ -81,6 +81,7 @@ class Attempt:
     victims: list[str] = field(default_factory=list)
     result: str = "Unschedulable"  # Scheduled | Unschedulable | Error
     victim_pods: list[Pod] = field(default_factory=list)
+    nomination_cleared: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"time": self.time, "filter": self.filter, "scores": self.scores,
@@ -161,6 +162,8 @@ class Scheduler:
         if chosen is None:
             if att.nominated_node:
                 qpi.pod = self._apply_preemption(pod, att)
+            elif att.nomination_cleared:
+                qpi.pod = dataclasses.replace(pod, nominated_node_name="")
             if self.queue is not None:
                 self.queue.add_unschedulable(qpi, error=att.result == "Error")
             return att
@@ -317,10 +320,18 @@ class Scheduler:
                 att.nominated_node = result.nominated_node_name
                 att.victim_pods = list(result.victims)
                 att.victims = sorted(v.key for v in result.victims)
+            elif result is not None and pod.nominated_node_name:
+                self._clear_nomination(pod)
+                att.nomination_cleared = True
         explicit = {n: s for n, s in statuses.items()}
         att.message = fit_error_message(num_all, explicit, absent, len(absent_names), pre_msg, post_msg)
         att.result = "Unschedulable"
         return None
+
+    def _clear_nomination(self, pod: Pod) -> None:
+        if self.queue is not None:
+            self.queue.nominator.delete(pod)
+        self.sink.set_nominated_node(pod, "")
 
     def _apply_preemption(self, pod: Pod, att: Attempt) -> Pod:
         """Carry out a PostFilter nomination: delete the victims, clear the nominations of
@@ -332,8 +343,7 @@ class Scheduler:
         if self.queue is not None:
             for p in self.queue.nominator.pods_for_node(node):
                 if p.priority < pod.priority and p.uid != pod.uid:
-                    self.queue.nominator.delete(p)
-                    self.sink.set_nominated_node(p, "")
+                    self._clear_nomination(p)
         nominated = dataclasses.replace(pod, nominated_node_name=node)
         if self.queue is not None:
             self.queue.nominator.add(nominated, node)

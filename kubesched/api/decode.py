@@ -65,7 +65,7 @@ else:  # pragma: no cover - PyYAML built without libyaml
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _Loader(_BaseLoader):  # type: ignore[misc]
     """Safe loading, with timestamps kept as strings (as the API server's JSON has them)."""
 
 
@@ -108,8 +108,6 @@ class _Doc:
 def load_manifests(paths: list[str]) -> Manifest:
     """Read, check, default and parse the manifests in ``paths`` (files or directories)."""
     docs = [d for f in _expand(paths) for d in _read(f)]
-    for d in docs:
-        _check_kind(d)
     _name_and_dedupe(docs)
     classes: dict[str, PriorityClass] = {}
     for d in docs:
@@ -182,7 +180,7 @@ def _add(m: Manifest, raw: dict[str, Any], pod_files: list[str], file: str) -> N
 def _expand(paths: list[str]) -> Iterator[str]:
     for path in paths:
         if os.path.isdir(path):
-            found = []
+            found: list[str] = []
             for root, dirs, files in os.walk(path):
                 dirs.sort()
                 found.extend(os.path.join(root, f) for f in files if f.endswith(SUFFIXES))
@@ -248,6 +246,7 @@ def _items(path: str, n: int, item: str, obj: Any) -> Iterator[_Doc]:
             yield from _items(path, n, sub_path, sub)
         return
     doc.raw = obj
+    _check_kind(doc)
     yield doc
 
 

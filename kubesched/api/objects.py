@@ -384,7 +384,9 @@ class Pod:
                     pvcs.append(str(v["persistentVolumeClaim"].get("claimName") or ""))
                 elif v.get("ephemeral") is not None:
                     pvcs.append(f"{name}-{v.get('name', '')}")
-        host_ports = tuple(p for c in containers for p in c.ports if p.host_port > 0)
+        # schedutil.GetHostPorts: sidecar (restartable init) containers first, then containers
+        host_ports = tuple(p for c in inits if c.restart_policy == "Always" for p in c.ports if p.host_port > 0)
+        host_ports += tuple(p for c in containers for p in c.ports if p.host_port > 0)
         owners = meta.get("ownerReferences") or []
         owner_kind = ""
         for o in owners if isinstance(owners, list) else []:

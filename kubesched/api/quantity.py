@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
+from functools import total_ordering
 
 from kubesched.api.errors import QuantityError
 
@@ -67,6 +68,7 @@ _DECIMAL_SUFFIX = {e: s for s, e in _DECIMAL_SI.items()}
 _BINARY_SUFFIX = {e // 10: s for s, e in _BINARY_SI.items()} | {0: ""}
 
 
+@total_ordering
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
 class Quantity:
     """An exact amount (always a multiple of 1e-9, as after upstream's parse) and its format.
@@ -122,16 +124,9 @@ class Quantity:
         return hash(self.amount)
 
     def __lt__(self, other: Quantity) -> bool:
+        if not isinstance(other, Quantity):
+            return NotImplemented
         return self.amount < other.amount
-
-    def __le__(self, other: Quantity) -> bool:
-        return self.amount <= other.amount
-
-    def __gt__(self, other: Quantity) -> bool:
-        return self.amount > other.amount
-
-    def __ge__(self, other: Quantity) -> bool:
-        return self.amount >= other.amount
 
 
 def parse_quantity(s: str | int | float, *, field: str = "") -> Quantity:
@@ -141,7 +136,10 @@ def parse_quantity(s: str | int | float, *, field: str = "") -> Quantity:
     """
     if isinstance(s, bool) or not isinstance(s, (str, int, float)):
         raise QuantityError(ERR_FORMAT_WRONG, field=field)
-    text = s if isinstance(s, str) else repr(s)
+    try:
+        text = s if isinstance(s, str) else repr(s)
+    except ValueError:  # an int past Python's int-to-str digit limit
+        raise QuantityError(ERR_NUMERIC, field=field) from None
     m = _SCAN.fullmatch(text)
     if not text or m is None:
         raise QuantityError(ERR_FORMAT_WRONG, field=field)

@@ -9,6 +9,7 @@ so the per-node hot path only does dictionary look-ups.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,17 @@ NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 FIELD_OPERATORS = ("In", "NotIn")
 
 
+_INT_RE = re.compile(r"[+-]?[0-9]+")
+
+
+def parse_go_int64(s: str) -> int | None:
+    """Go's ``strconv.ParseInt(s, 10, 64)``: no spaces, no underscores, int64 range."""
+    if not _INT_RE.fullmatch(s):
+        return None
+    n = int(s)
+    return n if -(2**63) <= n < 2**63 else None
+
+
 @dataclass(frozen=True, slots=True)
 class Requirement:
     """One ``key op values`` requirement (labels.Requirement)."""
@@ -27,7 +39,7 @@ class Requirement:
     key: str
     operator: str
     values: frozenset[str]
-    number: int = 0  # the parsed value of Gt / Lt
+    number: int | None = 0  # the parsed value of Gt / Lt; None: unparsable, never matches
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         op = self.operator
@@ -42,11 +54,10 @@ class Requirement:
         if op == "DoesNotExist":
             return self.key not in labels
         v = labels.get(self.key)
-        if v is None:
+        if v is None or self.number is None:
             return False
-        try:
-            n = int(v)
-        except ValueError:
+        n = parse_go_int64(v)
+        if n is None:
             return False
         return n > self.number if op == "Gt" else n < self.number
 
@@ -72,15 +83,14 @@ def _requirement(expr: Any, path: str, operators: tuple[str, ...]) -> Requiremen
     if op in ("Exists", "DoesNotExist") and values:
         raise SelectorError("values set must be empty for exists and does not exist",
                             field=f"{path}.values")
+    number: int | None = 0
     if op in ("Gt", "Lt"):
         if len(values) != 1:
             raise SelectorError("for 'Gt', 'Lt' operators, exactly one value is required",
                                 field=f"{path}.values")
-        try:
-            number = int(values[0])
-        except ValueError:
-            raise SelectorError("for 'Gt', 'Lt' operators, the value must be an integer",
-                                field=f"{path}.values[0]") from None
+        # The API server accepts any string here; upstream's lazy selector parsing makes a
+        # requirement with a non-integer value match nothing.
+        number = parse_go_int64(values[0])
     return Requirement(key, op, frozenset(values), number)
 
 

@@ -13,12 +13,13 @@ from kubesched.api.decode import load_manifests
 from kubesched.api.errors import KubeschedError
 from kubesched.cli import render
 from kubesched.config import load_config
+from kubesched.plugins.registry import in_tree_registry
 from kubesched.sim.driver import Simulation
 
 
 def _simulate(args: argparse.Namespace, explain: bool) -> Simulation:
     manifest = load_manifests(args.filename)
-    config = load_config(args.config)
+    config = load_config(args.config, in_tree_registry())
     sim = Simulation(manifest, config, seed=args.seed, tie_break=args.tie_break, explain=explain)
     sim.run(single_pass=args.single_pass)
     return sim

@@ -1,7 +1,7 @@
 """The scheduler configuration: upstream's ``KubeSchedulerConfiguration`` (v1) file.
 
 ``load_config(path | dict | None, registry=None) -> SchedulerConfig`` reads, defaults
-and validates it; ``build_framework`` / ``build_frameworks`` turn its profiles into
+and validates it; ``build_framework`` / ``build_profiles`` turn its profiles into
 ``Framework`` objects. The in-tree registry and default plugin list come from the plugins
 layer and are passed in: this package never imports ``kubesched.plugins``.
 """
@@ -13,7 +13,7 @@ from kubesched.config.errors import (
 )
 from kubesched.config.load import load_config
 from kubesched.config.profile import (
-    build_framework, build_frameworks, expand_plugins, instantiate_plugins, resolve_plugins,
+    build_framework, build_profiles, expand_plugins, instantiate_plugins, resolve_plugins,
 )
 from kubesched.config.types import (
     API_VERSION, KIND, ClientConnectionConfig, LeaderElectionConfig, PluginConfigEntry,
@@ -25,7 +25,7 @@ __all__ = [
     "API_VERSION", "KIND", "ClientConnectionConfig", "ConfigDecodeError", "ConfigError",
     "ConfigSyntaxError", "ConfigUnsupportedError", "ConfigValidationError", "FieldError",
     "LeaderElectionConfig", "PluginConfigEntry", "PluginRef", "PluginSet", "ProfileConfig",
-    "SchedulerConfig", "build_framework", "build_frameworks", "expand_plugins",
+    "SchedulerConfig", "build_framework", "build_profiles", "expand_plugins",
     "instantiate_plugins", "load_config", "merge_plugin_set", "merge_plugins",
     "resolve_plugins", "validate_config",
 ]

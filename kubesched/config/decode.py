@@ -164,6 +164,8 @@ class Decoder:
             self.fail(path, f"expected an object, got {_kind(value)}")
             return None
         lines = getattr(value, "lines", {})
+        if lines and path not in self.lines:  # a list item: where its first key is
+            self.lines[path] = min(lines.values())
         for key in value:
             p = child(path, str(key))
             if key in lines:

@@ -81,9 +81,9 @@ def instantiate_plugins(profile: ProfileConfig, merged: Mapping[str, PluginSet],
     by_runtime_name: dict[str, str] = {}
     for name, field in _first_fields(merged, path).items():
         spec = spec_for(name, registry, f"{field}.name")
-        j, entry = configs.get(name, (-1, None))
-        raw = entry.args if entry is not None else None
-        args_path = f"{path}.pluginConfig[{j}].args" if entry is not None else f"{path}.pluginConfig"
+        found = configs.get(name)
+        raw = found[1].args if found is not None else None
+        args_path = f"{path}.pluginConfig[{found[0]}].args" if found is not None else f"{path}.pluginConfig"
         args = spec.args(raw, args_path) if spec.args is not None else raw
         try:
             plugin = spec.factory(args, handle)
@@ -172,7 +172,8 @@ def expand_plugins(merged: Mapping[str, PluginSet], instances: Mapping[str, Any]
 
 def build_framework(profile: ProfileConfig, registry: Registry, handle: Handle, percentage: int | None,
                     *, default_multipoint: DefaultMultiPoint) -> Framework:
-    """The Framework of one profile. Raises ProfileError naming the bad field."""
+    """The Framework of one profile (also set as ``handle.framework`` when the handle has
+    a writable ``framework``). Raises ProfileError naming the bad field."""
     path = f"profiles[{profile.index}]"
     merged = resolve_plugins(profile, default_multipoint)
     instances = instantiate_plugins(profile, merged, registry, handle)
@@ -186,17 +187,24 @@ def build_framework(profile: ProfileConfig, registry: Registry, handle: Handle, 
                            field=f"{path}.plugins.bind")
     log.debug("profile %s: plugins %s, score weights %s", name, names, weights)
     plugins = {point: [instances[n] for n in lst] for point, lst in names.items()}
-    return Framework(name, plugins, weights, percentage)
+    fw = Framework(name, plugins, weights, percentage)
+    if hasattr(handle, "framework"):
+        try:  # upstream's handle is the framework itself; ours points at it once built
+            handle.framework = fw  # type: ignore[misc]
+        except AttributeError:
+            pass
+    return fw
 
 
-def build_frameworks(cfg: SchedulerConfig, registry: Registry, handle_for: Callable[[ProfileConfig], Handle],
-                     *, default_multipoint: DefaultMultiPoint) -> dict[str, Framework]:
-    """Every profile's Framework by scheduler name, checked as upstream's profile.NewMap
-    does: all profiles must use the same queue sort plugin with the same args."""
+def build_profiles(cfg: SchedulerConfig, registry: Registry, default_multipoint: DefaultMultiPoint,
+                   new_handle: Callable[[], Handle]) -> dict[str, Framework]:
+    """Every profile's Framework by scheduler name, each with a fresh handle from
+    ``new_handle()`` and the effective percentageOfNodesToScore, checked as upstream's
+    profile.NewMap does: all profiles must use the same queue sort plugin and args."""
     out: dict[str, Framework] = {}
     first: tuple[str, Any] | None = None
     for p in cfg.profiles:
-        fw = build_framework(p, registry, handle_for(p), cfg.effective_percentage(p),
+        fw = build_framework(p, registry, new_handle(), cfg.effective_percentage(p),
                              default_multipoint=default_multipoint)
         field = f"profiles[{p.index}]"
         if p.scheduler_name in out:

@@ -85,9 +85,9 @@ def _leader_election(cfg: SchedulerConfig) -> list[FieldError]:
     if le.lease_duration <= le.renew_deadline:
         errs.append(invalid(f"{path}.leaseDuration", format_go_duration(le.renew_deadline),
                             "must be greater than `RenewDeadline`"))
-    for key, value in (("resourceLock", le.resource_lock), ("resourceNamespace", le.resource_namespace),
-                       ("resourceName", le.resource_name)):
-        if not value:
+    for key, name in (("resourceLock", le.resource_lock), ("resourceNamespace", le.resource_namespace),
+                      ("resourceName", le.resource_name)):
+        if not name:
             errs.append(required(f"{path}.{key}"))
     if le.resource_lock != "leases":
         errs.append(invalid(f"{path}.resourceLock", le.resource_lock, 'resourceLock value must be "leases"'))

@@ -275,6 +275,7 @@ class Framework:
         """Upstream RunPostFilterPlugins: first success wins; messages of rejections joined."""
         reasons: list[str] = []
         rejector = ""
+        result: PostFilterResult | None = None
         for pl in self.points["postFilter"]:
             out = _call(pl, "PostFilter", pl.post_filter, state, pod, filtered)
             if isinstance(out, Status):
@@ -286,9 +287,11 @@ class Framework:
                 return r, st.with_plugin(pl.name)
             if not st.rejected:
                 return None, st.with_plugin(pl.name)
+            if r is not None:
+                result = r  # e.g. an empty nomination: clear the pod's nominated node
             reasons.extend(st.reasons)
             rejector = rejector or pl.name
-        return None, Status(Code.Unschedulable, tuple(reasons), rejector)
+        return result, Status(Code.Unschedulable, tuple(reasons), rejector)
 
     # -- Score ------------------------------------------------------------------------
     def run_pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:

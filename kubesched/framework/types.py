@@ -64,11 +64,10 @@ class HostPorts:
             return
         ip, protocol = self._sanitize(ip, protocol)
         m = self.ports.get(ip)
-        if not m or (protocol, port) not in m:
+        if not m:
             return
-        m[(protocol, port)] -= 1
-        if m[(protocol, port)] <= 0:
-            del m[(protocol, port)]
+        # upstream's HostPortInfo is a set: removing a pod frees the port outright
+        m.pop((protocol, port), None)
         if not m:
             del self.ports[ip]
 
@@ -187,7 +186,9 @@ class NodeInfo:
         c.non0_mem = self.non0_mem
         c.allocatable = self.allocatable
         c.used_ports = self.used_ports.clone()
-        c.image_states = self.image_states
+        # Image node counts are read when the node is snapshotted, as upstream's
+        # ImageStateSummary.Snapshot(): unchanged nodes keep the counts they had.
+        c.image_states = {k: ImageSummary(v.size, v.num_nodes) for k, v in self.image_states.items()}
         c.pvc_ref_counts = dict(self.pvc_ref_counts)
         c.generation = self.generation
         return c

@@ -75,4 +75,4 @@ def select_victims_on_node(handle: Any, state: CycleState, pod: Pod, node_info: 
     bound = [p for ni in handle.snapshot.node_infos for p in ni.pods]
     allowed = [disruptions_allowed(pdb, bound) for pdb in pdbs]
     return _select_victims(handle.framework, state.clone(), pod, node_info.clone(), pdbs, allowed,
-                           StartTimes(handle.now()))
+                           StartTimes())

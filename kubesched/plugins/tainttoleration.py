@@ -110,7 +110,8 @@ class TaintToleration:
         ok = np.zeros(len(sets), bool)
         for u in np.unique(rows).tolist():
             ok[u] = find_untolerated_taint(sets[u], pod.tolerations) is None
-        return ok[rows]
+        out: np.ndarray = ok[rows]
+        return out
 
     # -- Score ------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
@@ -141,7 +142,8 @@ class TaintToleration:
         counts = np.zeros(len(sets), np.int64)
         for u in np.unique(rows).tolist():
             counts[u] = _count_intolerable(sets[u], s.tolerations)
-        return counts[rows]
+        out: np.ndarray = counts[rows]
+        return out
 
     def normalize_score(self, state: CycleState, pod: Pod, names: Sequence[str],
                         scores: np.ndarray) -> Status:

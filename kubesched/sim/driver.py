@@ -20,6 +20,7 @@ from kubesched.cluster.inprocess import ClusterChange, InProcessCluster
 from kubesched.config import SchedulerConfig, build_profiles
 from kubesched.framework.events import ActionType, ClusterEvent, Resource
 from kubesched.framework.interface import QueuedPodInfo
+from kubesched.plugins.preemption.pdb import disruptions_allowed
 from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
 from kubesched.queue.scheduling_queue import SchedulingQueue
 from kubesched.scheduler import Attempt, Scheduler
@@ -56,8 +57,14 @@ class Simulation:
                  tie_break: str = "random", explain: bool = False) -> None:
         self.clock = VirtualClock()
         self.cluster = InProcessCluster(self.clock.now)
+        bound = [p for p in manifest.pods if p.node_name]
+        # A PDB without status gets the budget the disruption controller would compute from
+        # the pods running at the start (there is no controller to keep it current).
+        pdbs = [pdb if pdb.disruptions_allowed is not None else
+                dataclasses.replace(pdb, disruptions_allowed=disruptions_allowed(pdb, bound))
+                for pdb in manifest.pdbs]
         self.cluster.load(manifest.nodes, manifest.pods, manifest.namespaces,
-                          manifest.priority_classes, manifest.pdbs)
+                          manifest.priority_classes, pdbs)
         self.cache = Cache()
         for n in manifest.nodes:
             self.cache.add_node(n)

@@ -13,6 +13,7 @@ after the epoch here: only the order of start times matters. Upstream's random o
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -138,9 +139,6 @@ def pdb(name: str, match: dict[str, str], allowed: int | None = None, min_availa
         p = _PDBWithDisrupted(**{f: getattr(p, f) for f in PodDisruptionBudget.__dataclass_fields__},
                               disrupted_pods=frozenset(disrupted))
     return p
-
-
-from dataclasses import dataclass, field  # noqa: E402
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,7 +377,7 @@ def test_dry_run_preemption(specs: list[str], preemptors: list[Pod], init: list[
         before = fake.calls
         offset, num = offsets[cycle], pl.calculate_num_candidates(len(infos))
         got, _, _ = pl.evaluator.dry_run_preemption(pre_filtered(h, p), p, infos, pdbs, allowed,
-                                                    offset, num, StartTimes(0))
+                                                    offset, num, StartTimes())
         assert {c.name: (sorted(v.name for v in c.victims), c.num_pdb_violations) for c in got} == want[cycle]
         assert fake.calls - before == calls[cycle]
 
@@ -454,8 +452,8 @@ def test_select_best_candidate(n: int, prio: int, req: dict[str, str], pods: lis
 
 
 # -- TestPodEligibleToPreemptOthers ----------------------------------------------------------
-TERMINATING = {"metadata__deletionTimestamp": "2024-01-01T00:00:00Z"}
-PREEMPTED = {**TERMINATING, "status__conditions": [
+TERMINATING: dict[str, Any] = {"metadata__deletionTimestamp": "2024-01-01T00:00:00Z"}
+PREEMPTED: dict[str, Any] = {**TERMINATING, "status__conditions": [
     {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"}]}
 ELIGIBLE = [
     ("nominated node is unresolvable", pod("p", HIGH, status__nominatedNodeName="node1"),
@@ -607,7 +605,8 @@ def test_pdb_with_empty_selector_protects_nothing() -> None:
     """filterPodsWithPDBViolation: a nil or empty selector matches no victim."""
     from kubesched.plugins.preemption.pdb import filter_pods_with_pdb_violation
     victims = [pod("a", labels={"app": "db"}), pod("b")]
-    for spec in ({"selector": {}}, {}):
+    specs: list[dict[str, Any]] = [{"selector": {}}, {}]
+    for spec in specs:
         assert filter_pods_with_pdb_violation(victims, [_pdb_raw(spec)], [0]) == ([], victims)
     assert filter_pods_with_pdb_violation(victims, [_pdb_raw(APP)], [0]) == ([victims[0]], [victims[1]])
 
@@ -687,3 +686,33 @@ def test_example03_messages() -> None:
     assert result == PostFilterResult("")
     assert st == Status(Code.Unschedulable, (
         "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.",))
+
+
+def test_select_victims_on_node_helper_works_on_copies() -> None:
+    """The "mixed priority pods are preempted" node of TestDryRunPreemption, through the
+    exposed helper: victims come most important first, and the snapshot is untouched."""
+    from kubesched.plugins.defaultpreemption import select_victims_on_node
+    init = [pod("p1.1", MID, "node1", SMALL), pod("p1.2", LOW, "node1", SMALL), pod("p1.3", MID, "node1", MEDIUM),
+            pod("p1.4", HIGH, "node1", SMALL)]
+    h, pl = build(init, [node("node1", VERY_LARGE)], [fit])
+    p = pod("p", HIGH, req=LARGE)
+    ni = h.snapshot.get("node1")
+    assert ni is not None
+    victims, violations, st = select_victims_on_node(h, pre_filtered(h, p), p, ni)
+    assert st.success and violations == 0
+    assert [v.name for v in victims] == ["p1.3", "p1.2"]
+    assert len(ni.pods) == 4 and ni.requested["cpu"] == 500
+    assert pl.select_victims_on_node(pre_filtered(h, p), p, ni)[0] == victims
+
+
+def test_pods_without_start_time_count_as_started_now() -> None:
+    """util.GetPodStartTime: no status.startTime means time.Now(), later than any start."""
+    started, unstarted = pod("a", MID, start=5), pod("b", MID)
+    times = StartTimes()
+    assert times.more_important(started, unstarted)
+    assert not times.more_important(unstarted, started)
+    assert not times.more_important(unstarted, pod("c", MID))  # two "now"s tie
+    assert times.more_important(pod("d", HIGH), started)       # priority first
+    # GetEarliestPodStartTime: the earliest start among the highest-priority victims only
+    victims = [pod("x", HIGH, start=9), pod("y", LOW, start=1), pod("z", HIGH, start=7)]
+    assert times.earliest_start_of_highest_priority(victims) == 7_000_000_000

@@ -46,8 +46,9 @@ def run_both(pod: Pod, existing: list[Pod]) -> tuple[Any, Any, Any]:
     if pre.code == Code.Skip:
         return pre, None, None
     table = handle.snapshot.table
-    return pre, pl.filter(state, pod, handle.snapshot.node_infos[0]), \
-        bool(pl.filter_nodes(state, pod, table, table.all)[0])
+    ok = pl.filter_nodes(state, pod, table, table.all)
+    assert isinstance(ok, np.ndarray)
+    return pre, pl.filter(state, pod, handle.snapshot.node_infos[0]), bool(ok[0])
 
 
 CONFLICT = "conflict"
@@ -149,4 +150,5 @@ def test_batch_agrees_with_per_node_on_random_clusters() -> None:
         pl.pre_filter(state, pod, handle.snapshot.node_infos)
         table = handle.snapshot.table
         want = [pl.filter(state, pod, ni).success for ni in handle.snapshot.node_infos]
-        assert pl.filter_nodes(state, pod, table, table.all).tolist() == want
+        got = pl.filter_nodes(state, pod, table, table.all)
+        assert isinstance(got, np.ndarray) and got.tolist() == want

@@ -15,17 +15,21 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 from kubesched.api.objects import Node, Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.errors import ProfileError
 from kubesched.plugins.noderesources.args import (
-    NodeResourcesFitArgs, ResourceSpec, ScoringStrategy, UtilizationShapePoint,
+    NodeResourcesBalancedAllocationArgs, NodeResourcesFitArgs, ResourceSpec, ScoringStrategy,
+    UtilizationShapePoint,
 )
+from kubesched.plugins.noderesources.balanced_allocation import BalancedAllocation
 from kubesched.plugins.noderesources.fit import Fit
 from kubesched.plugins.noderesources.requested_to_capacity_ratio import broken_linear, broken_linear_array
 from kubesched.testing.handle import FakeHandle, handle_for
-from kubesched.testing.harness import score_all
+from kubesched.testing.harness import filter_all, score_all
 
 EXT = "abc.com/xyz"
 DEFAULT = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
@@ -294,13 +298,6 @@ def test_pre_score_never_skips() -> None:
 
 
 # -- the batch form agrees with the per-node form (property) ----------------------------------
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as hs  # noqa: E402
-
-from kubesched.plugins.noderesources.balanced_allocation import BalancedAllocation  # noqa: E402
-from kubesched.plugins.noderesources.args import NodeResourcesBalancedAllocationArgs  # noqa: E402
-from kubesched.testing.harness import filter_all  # noqa: E402
-
 _NAMES = ["cpu", "memory", "ephemeral-storage", FOO, "hugepages-2Mi"]
 _qty = hs.one_of(hs.none(), hs.integers(0, 12))
 
@@ -314,7 +311,7 @@ _node_res = hs.lists(_qty, min_size=5, max_size=5)
 _shape = hs.lists(hs.tuples(hs.integers(0, 100), hs.integers(0, 10)), min_size=1, max_size=4, unique_by=lambda t: t[0])
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(nodes=hs.lists(hs.tuples(_node_res, hs.integers(0, 3)), min_size=1, max_size=5),
        existing=hs.lists(hs.tuples(hs.integers(0, 4), hs.lists(_request, max_size=2)), max_size=6),
        incoming=hs.lists(_request, max_size=2), shape=_shape,

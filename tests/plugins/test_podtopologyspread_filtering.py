@@ -707,3 +707,130 @@ def test_args_validation(raw: dict[str, Any], field: str, message: str) -> None:
     with pytest.raises(ProfileError) as exc:
         PodTopologySpread.parse_args(raw, "args")
     assert (exc.value.field, exc.value.message) == (field, message)
+
+
+# -- cached match counts follow cluster changes --------------------------------------------
+def test_match_counts_follow_pod_changes() -> None:
+    """The per-node match counts are memoised by NodeInfo generation: adding, relabelling or
+    removing a pod between cycles must show in the next PreFilter."""
+    from kubesched.cache.cache import Cache
+    from kubesched.cache.snapshot import Snapshot
+
+    cache, snap = Cache(), Snapshot()
+    for n in four():
+        cache.add_node(n)
+    cache.add_pod(foo("p-a1", "node-a"))
+    cache.update_snapshot(snap)
+    p = pod({"foo": ""}, (1, "zone", DNS, FOO))
+    handle = handle_for([], [])
+    handle.snapshot = snap
+    pl = plugin(handle)
+
+    def counts() -> dict[str, int]:
+        state = CycleState()
+        assert pl.pre_filter(state, p, snap.node_infos)[1].success
+        return state.read(PRE_FILTER_KEY).tp_value_to_match_num[0]
+
+    assert counts() == {"zone1": 1, "zone2": 0}
+    cache.add_pod(foo("p-x1", "node-x"))
+    cache.add_pod(foo("p-x2", "node-x"))
+    cache.update_snapshot(snap)
+    assert counts() == {"zone1": 1, "zone2": 2}
+    old = foo("p-x2", "node-x")
+    cache.update_pod(old, ep("p-x2", "node-x", bar=""))
+    cache.update_snapshot(snap)
+    assert counts() == {"zone1": 1, "zone2": 1}
+    cache.remove_pod(foo("p-a1", "node-a"))
+    cache.update_snapshot(snap)
+    assert counts() == {"zone1": 0, "zone2": 1}
+
+
+# -- queueing hints (upstream plugin_test.go) ----------------------------------------------
+def bare(name: str, labels: dict[str, str]) -> Node:
+    return node(name, labels)
+
+
+ZONE_FOO = pod({"foo": ""}, (1, "zone", DNS, FOO))
+ZONE_NODE_FOO = pod({"foo": ""}, *ZONE_NODE)
+Q, SKIP_ = "Queue", "QueueSkip"
+NODE_HINTS = [
+    ("node updates label which matches topologyKey", ZONE_FOO, bare("node-a", {"zone": "zone1"}),
+     bare("node-a", {"zone": "zone2"}), Q),
+    ("node that doesn't match topologySpreadConstraints updates non-related label", ZONE_FOO,
+     bare("node-a", {"foo": "bar1"}), bare("node-a", {"foo": "bar2"}), SKIP_),
+    ("create node with non-related labels", ZONE_FOO, None, bare("node-a", {"foo": "bar"}), SKIP_),
+    ("create node with related labels", ZONE_FOO, None, bare("node-a", {"zone": "zone1"}), Q),
+    ("delete node with non-related labels", ZONE_FOO, bare("node-a", {"foo": "bar"}), None, SKIP_),
+    ("delete node with related labels", ZONE_FOO, bare("node-a", {"zone": "zone1"}), None, Q),
+    ("add node with related labels that only match one of topologySpreadConstraints", ZONE_NODE_FOO,
+     None, bare("node-a", {"zone": "zone1"}), SKIP_),
+    ("add node with related labels that match all topologySpreadConstraints", ZONE_NODE_FOO,
+     None, bare("node-a", {"zone": "zone1", "node": "node1"}), Q),
+    ("update node with related labels that only match one of topologySpreadConstraints", ZONE_NODE_FOO,
+     bare("node-a", {"zone": "zone1"}), bare("node-a", {"zone": "zone1"}), SKIP_),
+    ("update node with related labels that match all topologySpreadConstraints", ZONE_NODE_FOO,
+     bare("node-a", {"zone": "zone1", "node": "node1"}), bare("node-a", {"zone": "zone1", "node": "node2"}), Q),
+    ("update node taints when it matches the constraints", ZONE_FOO, bare("node-a", {"zone": "zone1"}),
+     node("node-a", {"zone": "zone1"}, tainted=True), Q),
+]
+
+
+@pytest.mark.parametrize("p, old, new, want", [c[1:] for c in NODE_HINTS], ids=[c[0] for c in NODE_HINTS])
+def test_hint_after_node_change(p: Pod, old: Node | None, new: Node | None, want: str) -> None:
+    pl = plugin(handle_for([], []))
+    assert pl.hint_after_node_change(p, old, new).name == want
+
+
+def other(node_name: str = "", ns: str = "default", **labels: str) -> Pod:
+    w = make_pod().namespace(ns).labels(labels)
+    if node_name:
+        w.node(node_name)
+    return w.obj()
+
+
+ZONE_BAR_NODE = pod({"foo": ""}, (1, "zone", DNS, FOO), (1, "node", DNS, BAR))
+POD_HINTS = [
+    ("add pod with labels match topologySpreadConstraints selector", ZONE_FOO, None,
+     other("fake-node", foo=""), Q),
+    ("add un-scheduled pod", ZONE_FOO, None, other(foo=""), SKIP_),
+    ("update un-scheduled pod", ZONE_FOO, other(bar=""), other(foo=""), SKIP_),
+    ("delete un-scheduled pod", ZONE_FOO, other(foo=""), None, SKIP_),
+    ("add pod with different namespace", ZONE_FOO, None, other("fake-node", "fake-namespace", foo=""), SKIP_),
+    ("add pod with labels don't match topologySpreadConstraints selector", ZONE_FOO, None,
+     other("fake-node", bar=""), SKIP_),
+    ("delete pod with labels that match topologySpreadConstraints selector", ZONE_FOO,
+     other("fake-node", foo=""), None, Q),
+    ("delete pod with labels that don't match topologySpreadConstraints selector", ZONE_FOO,
+     other("fake-node", bar=""), None, SKIP_),
+    ("update pod's non-related label", ZONE_FOO, other("fake-node", foo="", bar="bar1"),
+     other("fake-node", foo="", bar="bar2"), SKIP_),
+    ("add pod's label that matches topologySpreadConstraints selector", ZONE_FOO, other("fake-node"),
+     other("fake-node", foo=""), Q),
+    ("delete pod label that matches topologySpreadConstraints selector", ZONE_FOO,
+     other("fake-node", foo=""), other("fake-node"), Q),
+    ("change pod's label that matches topologySpreadConstraints selector", ZONE_FOO,
+     other("fake-node", foo="foo1"), other("fake-node", foo="foo2"), SKIP_),
+    ("add pod's label that matches topologySpreadConstraints selector with multi topologySpreadConstraints",
+     ZONE_BAR_NODE, other("fake-node", foo=""), other("fake-node", foo="", bar="bar2"), Q),
+    ("change pod's label that doesn't match topologySpreadConstraints selector with multi "
+     "topologySpreadConstraints", ZONE_BAR_NODE, other("fake-node", foo=""), other("fake-node", foo="", baz=""),
+     SKIP_),
+    ("change pod's label that match topologySpreadConstraints selector with multi topologySpreadConstraints",
+     ZONE_BAR_NODE, other("fake-node", foo="", bar=""), other("fake-node", foo="", bar="bar2"), SKIP_),
+]
+
+
+@pytest.mark.parametrize("p, old, new, want", [c[1:] for c in POD_HINTS], ids=[c[0] for c in POD_HINTS])
+def test_hint_after_pod_change(p: Pod, old: Pod | None, new: Pod | None, want: str) -> None:
+    pl = plugin(handle_for([], []))
+    assert pl.hint_after_pod_change(p, old, new).name == want
+
+
+def test_hint_queues_on_new_toleration_with_taints_policy_honor() -> None:
+    p = pod({"foo": ""}, (1, "zone", DNS, FOO, {"nodeTaintsPolicy": H}))
+    tolerating = pod({"foo": ""}, (1, "zone", DNS, FOO, {"nodeTaintsPolicy": H}), tolerate=True)
+    pl = plugin(handle_for([], []))
+    assert pl.hint_after_pod_change(p, p, tolerating).name == Q
+    plain = pod({"foo": ""}, (1, "zone", DNS, FOO))
+    assert pl.hint_after_pod_change(plain, plain, pod({"foo": ""}, (1, "zone", DNS, FOO), tolerate=True)
+                                    ).name == SKIP_

@@ -39,28 +39,30 @@ def _fail(errs: list[FieldError]) -> ProfileError:
     return ProfileError(message, field=field)
 
 
-def _term(raw: Mapping[str, Any], path: str) -> NodeSelectorTerm:
-    errs = term_errors(raw, path)
-    if errs:
-        raise _fail(errs)
+def _term(raw: Mapping[str, Any], path: str, errs: list[FieldError]) -> NodeSelectorTerm | None:
+    """Parse one term; its parse errors go to ``errs`` (upstream reports them all)."""
+    found = term_errors(raw, path)
+    if found:
+        errs.extend(found)
+        return None
     try:
         return NodeSelectorTerm.parse(raw, path)
     except SelectorError as exc:
         raise ProfileError(exc.message, field=exc.field) from exc
 
 
-def _required(raw: Any, path: str) -> Terms:
+def _required(raw: Any, path: str, errs: list[FieldError]) -> Terms:
     if not isinstance(raw, Mapping):
         raise ProfileError("must be an object", field=path)
     terms = raw.get("nodeSelectorTerms") or []
     if not isinstance(terms, list):
         raise ProfileError("must be a list", field=f"{path}.nodeSelectorTerms")
-    parsed = [_term(t, f"{path}.nodeSelectorTerms[{i}]")
+    parsed = [_term(t, f"{path}.nodeSelectorTerms[{i}]", errs)
               for i, t in enumerate(terms) if not is_empty_term(t)]
-    return Terms(tuple(parsed))
+    return Terms(tuple(t for t in parsed if t is not None))
 
 
-def _preferred(raw: Any, path: str) -> PreferredTerms | None:
+def _preferred(raw: Any, path: str, errs: list[FieldError]) -> PreferredTerms | None:
     if raw is None:
         return None
     if not isinstance(raw, list):
@@ -78,7 +80,9 @@ def _preferred(raw: Any, path: str) -> PreferredTerms | None:
         # Upstream skips (and does not validate) zero-weight and empty terms.
         if w == 0 or is_empty_term(pref):
             continue
-        out.append((w, _term(pref, f"{path}[{i}]")))
+        parsed = _term(pref, f"{path}[{i}]", errs)
+        if parsed is not None:
+            out.append((w, parsed))
     return PreferredTerms(tuple(out))
 
 
@@ -94,8 +98,12 @@ def parse_args(raw: Mapping[str, Any] | None, path: str) -> NodeAffinityArgs:
     base = f"{path}.addedAffinity" if path else "addedAffinity"
     if not isinstance(added, Mapping):
         raise ProfileError("must be an object", field=base)
+    errs: list[FieldError] = []
     req = added.get(_REQUIRED)
-    return NodeAffinityArgs(
-        None if req is None else _required(req, f"{base}.{_REQUIRED}"),
-        _preferred(added.get(_PREFERRED), f"{base}.{_PREFERRED}"),
+    args = NodeAffinityArgs(
+        None if req is None else _required(req, f"{base}.{_REQUIRED}", errs),
+        _preferred(added.get(_PREFERRED), f"{base}.{_PREFERRED}", errs),
     )
+    if errs:
+        raise _fail(errs)
+    return args

@@ -97,8 +97,9 @@ def preferred_terms(pod: Pod) -> PreferredTerms | Status | None:
     errs = []
     for i, t in enumerate(raw):
         pref = t.get("preference") if isinstance(t, Mapping) else None
-        if isinstance(t, Mapping) and t.get("weight") and not is_empty_term(pref):
-            errs.extend(term_errors(pref, f"[{i}]"))  # type: ignore[arg-type]
+        # Zero-weight and empty terms are skipped unparsed, as upstream does.
+        if isinstance(pref, Mapping) and t.get("weight") and not is_empty_term(pref):
+            errs.extend(term_errors(pref, f"[{i}]"))
     if errs:
         return error(aggregate(errs))
     return PreferredTerms(tuple((p.weight, p.term) for p in pod.affinity.node_preferred))

@@ -22,19 +22,19 @@ NAME_FIELD = "metadata.name"
 
 def _expression_mask(r: Requirement, table: NodeTable, idx: np.ndarray) -> np.ndarray:
     codes, ids, values = table.label(r.key)
-    c = codes[idx]
+    c: np.ndarray = codes[idx]
     op = r.operator
-    if op == "Exists":
-        return c >= 0
-    if op == "DoesNotExist":
-        return c < 0
+    if op in ("Exists", "DoesNotExist"):
+        present: np.ndarray = c >= 0
+        return present if op == "Exists" else ~present
     if op in ("In", "NotIn"):
         wanted = np.fromiter((ids[v] for v in r.values if v in ids), dtype=np.int32)
         hit = np.isin(c, wanted)
         return hit if op == "In" else ~hit
     # Gt / Lt: decide once per distinct value; the last slot is "label absent" (code -1).
     lut = np.fromiter((r.matches({r.key: v}) for v in values), dtype=bool, count=len(values))
-    return np.append(lut, r.matches({}))[c]
+    out: np.ndarray = np.append(lut, r.matches({}))[c]
+    return out
 
 
 def _field_mask(r: Requirement, table: NodeTable, idx: np.ndarray) -> np.ndarray:

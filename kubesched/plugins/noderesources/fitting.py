@@ -90,7 +90,7 @@ def fits_status(req: PodRequest, ni: NodeInfo) -> Status:
 
 def fits_nodes(req: PodRequest, table: NodeTable, idx: np.ndarray) -> np.ndarray:
     """Batch form: True where the pod fits, for rows ``idx``."""
-    ok = table.pod_count[idx] + 1 <= table.allocatable(PODS)[idx]
+    ok: np.ndarray = np.asarray(table.pod_count[idx] + 1 <= table.allocatable(PODS)[idx])
     for name, q in req.checks:
         alloc = table.alloc.get(name)
         used = table.req.get(name)

@@ -24,7 +24,7 @@ def go_div(a: int, b: int) -> int:
 def go_div_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Element-wise Go integer division; every ``b`` must be non-zero."""
     q = np.abs(a) // np.abs(b)
-    return np.where((a < 0) != (b < 0), -q, q).astype(I64, copy=False)
+    return np.asarray(np.where((a < 0) != (b < 0), -q, q), dtype=I64)
 
 
 def go_round(x: float) -> int:
@@ -37,5 +37,4 @@ def go_round(x: float) -> int:
 
 def go_round_array(x: np.ndarray) -> np.ndarray:
     t = np.trunc(x)
-    t = np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t)
-    return t.astype(I64)
+    return np.asarray(np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t), dtype=I64)

@@ -188,6 +188,12 @@ class MatchCounter:
             self._memo.move_to_end(key)
         return t
 
+    def table_for(self, namespace: str, selector: LabelSelector) -> dict[str, tuple[int, int]]:
+        """``table``, but a throw-away one for selectors that count nothing."""
+        if selector.empty or selector.nothing:
+            return {}
+        return self.table(namespace, selector)
+
     @staticmethod
     def count_in(table: dict[str, tuple[int, int]], ni: NodeInfo, selector: LabelSelector,
                  namespace: str) -> int:
@@ -206,10 +212,10 @@ class MatchCounter:
 
 def go_round(x: float) -> float:
     """Go's ``math.Round``: half away from zero."""
-    t = math.trunc(x)
+    t = float(math.trunc(x))
     if abs(x - t) >= 0.5:
         t += math.copysign(1.0, x)
-    return float(t)
+    return t
 
 
 _LN2_HI = 6.93147180369123816490e-01

@@ -93,7 +93,7 @@ def compute_state(pod: Pod, constraints: tuple[Constraint, ...], nodes: Sequence
                   counter: MatchCounter) -> PreFilterState:
     """``calPreFilterState`` over all nodes (``constraints`` non-empty)."""
     counts: list[dict[str, int]] = [{} for _ in constraints]
-    tables = [counter.table(pod.namespace, c.selector) for c in constraints]
+    tables = [counter.table_for(pod.namespace, c.selector) for c in constraints]
     inclusion = NodeInclusion(pod)
     ns = pod.namespace
     for ni in nodes:

@@ -82,7 +82,7 @@ def compute_state(pod: Pod, constraints: tuple[Constraint, ...], filtered: Seque
         size = len(filtered) - len(s.ignored_nodes) if c.is_hostname else topo_size[i]
         s.topology_normalizing_weight.append(topology_normalizing_weight(size))
     inclusion = NodeInclusion(pod)
-    tables = [counter.table(pod.namespace, c.selector) for c in constraints]
+    tables = [counter.table_for(pod.namespace, c.selector) for c in constraints]
     for ni in all_nodes:
         node = ni.node
         if node is None or (require_all and not node_has_all_keys(node.labels, constraints)):
@@ -128,9 +128,7 @@ def score_nodes(s: PreScoreState, pod: Pod, table: NodeTable, idx: np.ndarray,
         node_codes = codes[idx]
         present = node_codes >= 0
         if c.is_hostname:
-            cnt = np.fromiter((counter.count(table.infos[j], c.selector, pod.namespace) if p else 0
-                               for j, p in zip(idx.tolist(), present.tolist())),
-                              dtype=np.int64, count=idx.size)
+            cnt = _per_node_counts(table, idx, present, c, pod.namespace, counter)
         else:
             per_domain = domain_array(s.topology_value_to_pod_counts[i], ids, len(values))
             cnt = per_domain[np.where(present, node_codes, 0)]
@@ -144,6 +142,17 @@ def score_nodes(s: PreScoreState, pod: Pod, table: NodeTable, idx: np.ndarray,
                               dtype=bool, count=idx.size)
         out[ignored] = 0
     return out
+
+
+def _per_node_counts(table: NodeTable, idx: np.ndarray, present: np.ndarray, c: Constraint,
+                     namespace: str, counter: MatchCounter) -> np.ndarray:
+    """Matching pods on each node of ``idx`` (0 where the node lacks the key)."""
+    sel = c.selector
+    if sel.empty or sel.nothing:
+        return np.zeros(idx.size, dtype=np.int64)
+    memo, infos = counter.table(namespace, sel), table.infos
+    return np.fromiter((MatchCounter.count_in(memo, infos[j], sel, namespace) if p else 0
+                        for j, p in zip(idx.tolist(), present.tolist())), dtype=np.int64, count=idx.size)
 
 
 def normalize(s: PreScoreState, names: Sequence[str], scores: np.ndarray) -> None:

@@ -181,7 +181,7 @@ class Evaluator:
         all_nodes = self.handle.snapshot.node_infos
         if not all_nodes:
             return None, Status(Code.Error, ("no nodes available",))
-        times = StartTimes(self.handle.now())
+        times = StartTimes()
         potential = [ni for ni in all_nodes if filtered.get(ni.name, _ABSENT).code == Code.Unschedulable]
         candidates: list[Candidate] = []
         statuses: dict[str, Status] = {}

@@ -3,8 +3,10 @@ node is the best one to preempt on (upstream ``util.MoreImportantPod``,
 ``util.GetEarliestPodStartTime`` and ``preemption.pickOneNodeForPreemption``).
 
 Start times are compared as instants in integer nanoseconds. A pod without
-``status.startTime`` counts as started "now" (upstream uses ``time.Now()``); here "now"
-is the handle's clock, read once per preemption so that such pods tie with each other.
+``status.startTime`` counts as started "now" (upstream ``GetPodStartTime`` uses
+``time.Now()``), that is after every recorded start time: the scheduler's clock is a
+virtual or monotonic one, not wall-clock time, so it cannot be compared with start
+times. Such pods tie with each other (upstream reads the clock at each comparison).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ log = logging.getLogger(__name__)
 
 MAX_INT32 = 2**31 - 1
 MIN_INT64 = -(2**63)
+LATEST_NS = 2**63 - 1  # "now": later than any recorded start time
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +58,12 @@ def parse_time_ns(value: str) -> int | None:
 
 
 class StartTimes:
-    """``GetPodStartTime`` with one "now" for pods that have no start time."""
+    """``GetPodStartTime`` with one "now" (nanoseconds) for pods that have no start time."""
 
     __slots__ = ("now_ns",)
 
-    def __init__(self, now_seconds: float) -> None:
-        self.now_ns = int(round(now_seconds * 1_000_000_000))
+    def __init__(self, now_ns: int = LATEST_NS) -> None:
+        self.now_ns = now_ns
 
     def of(self, pod: Pod) -> int:
         if pod.start_time:

@@ -5,8 +5,10 @@ controller's ``status.disruptionsAllowed``.
 Upstream reads ``status.disruptionsAllowed``, which the disruption controller keeps
 current. kubesched runs no disruption controller, so for a PDB given without a status
 :func:`disruptions_allowed` computes it the way the controller does
-(``pkg/controller/disruption``), from the pods it is given (the scheduler passes the
-bound pods of the snapshot):
+(``pkg/controller/disruption``) from the pods it is given. The plugin gives it the bound
+pods of the current snapshot; a driver that wants the budget fixed once from the initial
+pods (as the fidelity harness ran upstream) fills ``disruptions_allowed`` at load time
+with this same function. The rules:
 
 - the PDB's pods are the pods of its namespace its selector matches (a nil selector
   matches nothing, an empty one every pod, as the controller's pod lister does);
@@ -25,7 +27,9 @@ bound pods of the snapshot):
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+
 from kubesched.api.objects import Pod, PodDisruptionBudget
+
 
 def _scaled(value: int | str, total: int) -> int:
     """``intstr.GetScaledValueFromIntOrPercent`` with rounding up."""
