@@ -25,6 +25,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import ClusterObjects, ClusterSink, QueuedPodInfo
 from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Code, Status
+from kubesched.framework.waiting import WaitingPod, WaitingPods
 from kubesched.queue.scheduling_queue import SchedulingQueue
 
 log = logging.getLogger(__name__)
@@ -82,6 +83,7 @@ class Attempt:
     result: str = "Unschedulable"  # Scheduled | Unschedulable | Error
     victim_pods: list[Pod] = field(default_factory=list)
     nomination_cleared: bool = False
+    unschedulable_plugins: set[str] = field(default_factory=set)
 
     def to_json(self) -> dict[str, Any]:
         return {"time": self.time, "filter": self.filter, "scores": self.scores,
@@ -120,6 +122,12 @@ class ProfileHandle:
     def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
         return self._sched.queue.nominator.pods_for_node(node_name) if self._sched.queue else ()
 
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        return self._sched.waiting.get(uid)
+
+    def iterate_waiting_pods(self) -> list[WaitingPod]:
+        return list(self._sched.waiting)
+
     def now(self) -> float:
         return self._sched.now()
 
@@ -139,6 +147,7 @@ class Scheduler:
         self.profiles: dict[str, Framework] = {}
         self.queue: SchedulingQueue | None = None
         self.next_start_node_index = 0
+        self.waiting = WaitingPods()
 
     def new_handle(self) -> ProfileHandle:
         return ProfileHandle(self)
@@ -164,6 +173,7 @@ class Scheduler:
                 qpi.pod = self._apply_preemption(pod, att)
             elif att.nomination_cleared:
                 qpi.pod = dataclasses.replace(pod, nominated_node_name="")
+            qpi.unschedulable_plugins = set(att.unschedulable_plugins)
             if self.queue is not None:
                 self.queue.add_unschedulable(qpi, error=att.result == "Error")
             return att
@@ -230,6 +240,7 @@ class Scheduler:
                 absent_names = [table.names[i] for i in range(num_all) if i not in in_idx]
                 absent = Status(Code.UnschedulableAndUnresolvable,
                                 (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(with_nodes))}]",))
+                att.unschedulable_plugins |= with_nodes
             if nominated_row is not None and not self.explain:
                 feasible = np.array([nominated_row], np.intp)
             else:
@@ -324,6 +335,7 @@ class Scheduler:
                 self._clear_nomination(pod)
                 att.nomination_cleared = True
         explicit = {n: s for n, s in statuses.items()}
+        att.unschedulable_plugins |= {s.plugin for s in statuses.values() if s.plugin}
         att.message = fit_error_message(num_all, explicit, absent, len(absent_names), pre_msg, post_msg)
         att.result = "Unschedulable"
         return None
@@ -350,40 +362,85 @@ class Scheduler:
         self.sink.set_nominated_node(pod, node)
         return nominated
 
-    # -- assume and bind --------------------------------------------------------------
+    # -- assume, reserve, permit; the binding cycle --------------------------------------
     def _assume_and_bind(self, fw: Framework, state: CycleState, qpi: QueuedPodInfo, node: str,
                          att: Attempt) -> None:
+        """The end of the scheduling cycle (assume, Reserve, Permit), then the binding cycle:
+        at once, or when the pod stops waiting at Permit (:meth:`process_waiting`)."""
         pod = qpi.pod
         assumed = dataclasses.replace(pod, node_name=node)
         self.cache.assume_pod(assumed)
-        failure: Status | None = None
+        ctx = _BindingContext(fw, state, qpi, assumed, node, att)
         st = fw.run_reserve(state, assumed, node)
         if not st.success:
-            failure = st
-        else:
-            st, _waits = fw.run_permit(state, assumed, node)
-            if st.code == Code.Wait:
-                failure = Status(Code.Unschedulable, ("waiting on permit is not supported here",), st.plugin)
-            elif not st.success:
-                failure = st
-        if failure is None:
-            st = fw.run_pre_bind(state, assumed, node)
-            if st.success:
-                st = fw.run_bind(state, assumed, node)
-            if not st.success:
-                failure = st
-        if failure is not None:
-            fw.run_unreserve(state, assumed, node)
-            self.cache.forget_pod(assumed)
-            att.result = "Error" if failure.code == Code.Error else "Unschedulable"
-            att.message = failure.message or f"plugin {failure.plugin} rejected the pod"
-            att.chosen = None
-            if self.queue is not None:
-                self.queue.add_unschedulable(qpi, error=failure.code == Code.Error)
+            self._binding_failed(ctx, st)
             return
-        self.cache.finish_binding(assumed, self.now())
-        if self.queue is not None:
-            self.queue.nominator.delete(pod)
-        fw.run_post_bind(state, assumed, node)
-        att.result = "Scheduled"
+        st, waits = fw.run_permit(state, assumed, node)
+        if st.code == Code.Wait:
+            now = self.now()
+            self.waiting.add(WaitingPod(assumed, node, {p: now + t for p, t in waits.items()},
+                                        context=ctx, waits=dict(waits)))
+            att.result = "Waiting"
+            return
+        if not st.success:
+            self._binding_failed(ctx, st)
+            return
+        self._binding_cycle(ctx)
 
+    def process_waiting(self) -> int:
+        """Resolve pods waiting at Permit that were allowed, rejected or timed out; returns
+        how many finished."""
+        done = 0
+        now = self.now()
+        for wp in self.waiting:
+            wp.expire(now)
+            if wp.result is None:
+                continue
+            self.waiting.remove(wp.pod.uid)
+            done += 1
+            ctx = wp.context
+            if wp.result.success:
+                self._binding_cycle(ctx)
+            else:
+                self._binding_failed(ctx, wp.result)
+        return done
+
+    def _binding_cycle(self, ctx: "_BindingContext") -> None:
+        fw, state, node = ctx.fw, ctx.state, ctx.node
+        st = fw.run_pre_bind(state, ctx.assumed, node)
+        if st.success:
+            st = fw.run_bind(state, ctx.assumed, node)
+        if not st.success:
+            self._binding_failed(ctx, st)
+            return
+        self.cache.finish_binding(ctx.assumed, self.now())
+        if self.queue is not None:
+            self.queue.nominator.delete(ctx.qpi.pod)
+        fw.run_post_bind(state, ctx.assumed, node)
+        ctx.att.result = "Scheduled"
+        ctx.att.chosen = node
+
+    def _binding_failed(self, ctx: "_BindingContext", st: Status) -> None:
+        """Unreserve in reverse order, forget the assumed pod, send the pod back."""
+        ctx.fw.run_unreserve(ctx.state, ctx.assumed, ctx.node)
+        self.cache.forget_pod(ctx.assumed)
+        att = ctx.att
+        att.result = "Error" if st.code == Code.Error else "Unschedulable"
+        att.message = st.message or f"plugin {st.plugin} rejected the pod"
+        att.chosen = None
+        if st.plugin:
+            att.unschedulable_plugins.add(st.plugin)
+        qpi = ctx.qpi
+        qpi.unschedulable_plugins = set(att.unschedulable_plugins)
+        if self.queue is not None:
+            self.queue.add_unschedulable(qpi, error=st.code == Code.Error)
+
+
+@dataclass
+class _BindingContext:
+    fw: Framework
+    state: CycleState
+    qpi: QueuedPodInfo
+    assumed: Pod
+    node: str
+    att: Attempt

@@ -5,48 +5,65 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from kubesched.scheduler import Attempt
 from kubesched.sim.driver import PodOutcome, Simulation
 
 STATUS_STYLE = {"Scheduled": "green", "Unschedulable": "red", "Gated": "yellow",
-                "Preempted": "magenta", "Error": "bold red"}
+                "Preempted": "magenta", "Error": "bold red", "Waiting": "cyan"}
 
 
 def _console() -> Console:
-    return Console(soft_wrap=False)
+    return Console(soft_wrap=False, highlight=False)
+
+
+def _status(s: str) -> str:
+    style = STATUS_STYLE.get(s, "")
+    return f"[{style}]{s}[/]" if style else s
+
+
+def _detail(o: PodOutcome) -> str:
+    if o.status == "Preempted" and o.preempted_by:
+        return f"preempted by {o.preempted_by}"
+    if o.status == "Scheduled" and o.preempted:
+        return f"preempted {', '.join(o.preempted)}"
+    if o.nominated_node and o.status != "Scheduled":
+        return f"nominated to {o.nominated_node}"
+    if o.status == "Gated":
+        return o.message or ""
+    return ""
 
 
 def print_simulation(sim: Simulation) -> None:
     con = _console()
     t = Table(title="kubesched simulate", title_justify="left")
-    for col in ("POD", "PRIORITY", "STATUS", "NODE", "DETAIL"):
+    for col in ("POD", "PRIORITY", "STATUS", "NODE", "NOTE"):
         t.add_column(col, overflow="fold")
+    pending = []
     for o in sim.results():
-        detail = o.message or ""
-        if o.status == "Preempted" and o.preempted_by:
-            detail = f"preempted by {o.preempted_by}"
-        elif o.status == "Scheduled" and o.preempted:
-            detail = f"after preempting {', '.join(o.preempted)}"
-        elif o.nominated_node and o.status != "Scheduled":
-            detail = f"nominated to {o.nominated_node}; {detail}"
-        style = STATUS_STYLE.get(o.status, "")
-        t.add_row(o.pod.key, str(o.pod.priority), f"[{style}]{o.status}[/]" if style else o.status,
-                  o.node or "", detail)
+        t.add_row(escape(o.pod.key), str(o.pod.priority), _status(o.status), o.node or "",
+                  escape(_detail(o)))
+        if o.status in ("Unschedulable", "Error") and o.message:
+            pending.append(o)
     con.print(t)
     s = sim.summary()
     con.print(", ".join(f"{k}: {v}" for k, v in s.items() if v or k in ("scheduled", "unschedulable")))
+    if pending:
+        con.print("\n[bold]Why pending[/]")
+        for o in pending:
+            con.print(f"  [bold]{escape(o.pod.key)}[/]: {escape(o.message or '')}")
 
 
 def _verdict(v: Any) -> tuple[str, str]:
     if v == "ok":
         return "[green]ok[/]", ""
-    return f"[red]{v['plugin'] or 'PreFilter'}[/] ({v['code']})", "; ".join(v["reasons"])
+    return f"[red]{escape(v['plugin'] or 'PreFilter')}[/] ({v['code']})", escape("; ".join(v["reasons"]))
 
 
 def print_attempt(con: Console, i: int, att: Attempt) -> None:
-    con.print(f"[bold]attempt {i + 1}[/] at t={att.time:g}s: {att.result}"
+    con.print(f"[bold]attempt {i + 1}[/] at t={att.time:g}s: {_status(att.result)}"
               + (f" on [bold]{att.chosen}[/]" if att.chosen else ""))
     ft = Table(title="Filter", title_justify="left")
     ft.add_column("NODE")
@@ -54,31 +71,31 @@ def print_attempt(con: Console, i: int, att: Attempt) -> None:
     ft.add_column("REASONS", overflow="fold")
     for node, v in att.filter.items():
         verdict, reasons = _verdict(v)
-        ft.add_row(node, verdict, reasons)
+        ft.add_row(escape(node), verdict, reasons)
     con.print(ft)
     if att.scores:
         plugins = sorted({p for s in att.scores.values() for p in s})
         st = Table(title="Score (weighted, after normalisation)", title_justify="left")
         st.add_column("NODE")
         for p in plugins:
-            st.add_column(p, justify="right")
+            st.add_column(p, justify="right", overflow="fold")
         st.add_column("TOTAL", justify="right")
         for node in sorted(att.totals, key=lambda n: (-att.totals[n], n)):
             mark = " *" if node == att.chosen else ""
-            st.add_row(node + mark, *[str(att.scores[node].get(p, "")) for p in plugins],
+            st.add_row(escape(node) + mark, *[str(att.scores[node].get(p, "")) for p in plugins],
                        str(att.totals[node]))
         con.print(st)
     if att.message:
-        con.print(f"[red]message:[/] {att.message}")
+        con.print(f"[red]message:[/] {escape(att.message)}")
     if att.nominated_node:
-        con.print(f"preemption: nominated [bold]{att.nominated_node}[/], victims: {', '.join(att.victims)}")
+        con.print(f"preemption: nominated [bold]{att.nominated_node}[/], victims: {escape(', '.join(att.victims))}")
 
 
 def print_explanation(out: PodOutcome) -> None:
     con = _console()
-    con.print(f"[bold]{out.pod.key}[/] priority {out.pod.priority}: {out.status}"
+    con.print(f"[bold]{escape(out.pod.key)}[/] priority {out.pod.priority}: {_status(out.status)}"
               + (f" on {out.node}" if out.node else ""))
     if not out.attempts:
-        con.print(out.message or "no scheduling attempt")
+        con.print(escape(out.message or "no scheduling attempt"))
     for i, att in enumerate(out.attempts):
         print_attempt(con, i, att)

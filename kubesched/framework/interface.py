@@ -39,6 +39,7 @@ from kubesched.framework.types import NodeInfo
 if TYPE_CHECKING:
     from kubesched.framework.events import ClusterEventWithHint
     from kubesched.framework.nodetable import NodeTable
+    from kubesched.framework.waiting import WaitingPod
 
 MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
@@ -295,6 +296,10 @@ class Handle(Protocol):
     def tie_break_by_name(self) -> bool: ...
 
     def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]: ...
+
+    def get_waiting_pod(self, uid: str) -> "WaitingPod | None": ...
+
+    def iterate_waiting_pods(self) -> "list[WaitingPod]": ...
 
     def now(self) -> float: ...
 

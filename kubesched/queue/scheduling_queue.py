@@ -68,6 +68,9 @@ class SchedulingQueue:
         self.in_queue: dict[str, QueuedPodInfo] = {}  # uid -> info, for active/backoff
         self.nominator = Nominator()
         self.moves: list[tuple[float, str, str, str]] = []  # (time, pod, from, to) for timelines
+        self.scheduling_cycle = 0
+        self.move_request_cycle = -1
+        self._pop_cycle: dict[str, int] = {}
 
     # -- adding -----------------------------------------------------------------------
     def _push_active(self, qpi: QueuedPodInfo, origin: str) -> None:
@@ -123,6 +126,8 @@ class SchedulingQueue:
             if qpi.pod is None or self.in_queue.get(qpi.pod.uid) is not qpi:
                 continue
             del self.in_queue[qpi.pod.uid]
+            self.scheduling_cycle += 1
+            self._pop_cycle[qpi.pod.uid] = self.scheduling_cycle
             qpi.attempts += 1
             if qpi.initial_attempt_timestamp is None:
                 qpi.initial_attempt_timestamp = self.now()
@@ -163,6 +168,11 @@ class SchedulingQueue:
             return
         qpi.unschedulable_count += 1
         qpi.consecutive_errors = 0
+        cycle = self._pop_cycle.pop(qpi.pod.uid, self.scheduling_cycle)
+        if self.move_request_cycle >= cycle:
+            # an event arrived while the pod was being scheduled: it may help, retry after backoff
+            self._to_backoff(qpi, "attempt")
+            return
         self.unschedulable[qpi.pod.uid] = qpi
         self.moves.append((self.now(), qpi.pod.key, "attempt", "unschedulable"))
 
@@ -179,6 +189,7 @@ class SchedulingQueue:
     def move_on_event(self, event: ClusterEvent, pods: Iterable[QueuedPodInfo] | None = None) -> int:
         """Move unschedulable pods interested in ``event`` to backoffQ/activeQ."""
         moved = 0
+        self.move_request_cycle = self.scheduling_cycle
         for uid, qpi in list(self.unschedulable.items()):
             if self.events_for is not None and not self.events_for(qpi, event):
                 continue

@@ -119,23 +119,29 @@ class Simulation:
     def _record(self, pod: Pod, att: Attempt) -> None:
         out = self.outcomes[pod.uid]
         out.attempts.append(att)
-        if att.result == "Scheduled":
-            out.status, out.node, out.message = "Scheduled", att.chosen, None
-            out.nominated_node = None
-        else:
-            out.status = "Unschedulable" if att.result != "Error" else "Error"
-            out.message = att.message
-            if att.nominated_node:
-                out.nominated_node = att.nominated_node
-                out.preempted.extend(att.victims)
-                for v in att.victim_pods:
-                    vo = self.outcomes.get(v.uid) or PodOutcome(v)
-                    vo.status, vo.preempted_by, vo.node = "Preempted", pod.key, v.node_name
-                    self.outcomes.setdefault(v.uid, vo)
+        if att.nominated_node:
+            out.nominated_node = att.nominated_node
+            out.preempted.extend(att.victims)
+            for v in att.victim_pods:
+                vo = self.outcomes.setdefault(v.uid, PodOutcome(v))
+                vo.status, vo.preempted_by, vo.node = "Preempted", pod.key, v.node_name
+
+    def _finish(self) -> None:
+        """Each pod's outcome from its last attempt (a Permit wait resolves after it ran)."""
+        for out in self.outcomes.values():
+            if out.status == "Preempted" or not out.attempts:
+                continue
+            last = out.attempts[-1]
+            if last.result == "Scheduled":
+                out.status, out.node, out.message, out.nominated_node = "Scheduled", last.chosen, None, None
+            else:
+                out.status = {"Error": "Error", "Waiting": "Waiting"}.get(last.result, "Unschedulable")
+                out.message = last.message
 
     def _attempt(self, qpi: QueuedPodInfo) -> Attempt:
         att = self.sched.schedule_one(qpi)
         self._record(qpi.pod, att)
+        self.sched.process_waiting()
         return att
 
     def run(self, single_pass: bool = False) -> None:
@@ -143,6 +149,7 @@ class Simulation:
             self._run_single_pass()
         else:
             self._run_queue()
+        self._finish()
         for out in self.outcomes.values():
             if out.status == "Pending":
                 gated = self.queue.gated.get(out.pod.uid)
@@ -173,10 +180,12 @@ class Simulation:
         while budget > 0:
             qpi = self.queue.pop()
             if qpi is None:
-                nxt = self.queue.next_backoff_expiry()
-                if nxt is None:
+                times = [t for t in (self.queue.next_backoff_expiry(), self.sched.waiting.next_deadline())
+                         if t is not None]
+                if not times:
                     break
-                self.clock.advance_to(nxt)
+                self.clock.advance_to(min(times))
+                self.sched.process_waiting()
                 continue
             budget -= 1
             self._attempt(qpi)

@@ -41,6 +41,14 @@ class FakeHandle:
     def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
         return self.nominated.get(node_name, [])
 
+    waiting: dict[str, Any] = field(default_factory=dict)
+
+    def get_waiting_pod(self, uid: str) -> Any:
+        return self.waiting.get(uid)
+
+    def iterate_waiting_pods(self) -> list[Any]:
+        return list(self.waiting.values())
+
     def now(self) -> float:
         return self.clock
 
