@@ -28,6 +28,7 @@ from kubesched.api.defaults import (
     validate_priority_class,
 )
 from kubesched.api.errors import DecodeError
+from kubesched.api.podgroup import PodGroup
 from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
 
 log = logging.getLogger(__name__)
@@ -83,7 +84,7 @@ class Manifest:
     priority_classes: list[PriorityClass] = field(default_factory=list)
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     namespaces: list[Namespace] = field(default_factory=list)
-    pod_groups: list[dict[str, Any]] = field(default_factory=list)
+    pod_groups: list[PodGroup] = field(default_factory=list)
     others: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -171,7 +172,7 @@ def _add(m: Manifest, raw: dict[str, Any], pod_files: list[str], file: str) -> N
     elif kind == "Namespace":
         m.namespaces.append(Namespace.from_dict(raw))
     elif kind == "PodGroup":
-        m.pod_groups.append(raw)
+        m.pod_groups.append(PodGroup.from_dict(raw))
     elif kind != "PriorityClass":
         m.others.append(raw)
 

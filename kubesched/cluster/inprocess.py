@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
+from kubesched.api.podgroup import PodGroup
 from kubesched.framework.status import SUCCESS, Status, error
 
 BIND_EPOCH = dt.datetime(2100, 1, 1, tzinfo=dt.timezone.utc)
@@ -50,6 +51,7 @@ class InProcessCluster:
         self.namespaces: dict[str, Namespace] = {}
         self.priority_classes: dict[str, PriorityClass] = {}
         self.pdb_list: list[PodDisruptionBudget] = []
+        self.pod_groups: dict[str, PodGroup] = {}
         self.events: list[Event] = []
         self.deleted: dict[str, tuple[Pod, str]] = {}  # uid -> (pod, reason message)
         self.listeners: list[Callable[[ClusterChange], None]] = []
@@ -59,7 +61,9 @@ class InProcessCluster:
     # -- loading ----------------------------------------------------------------------
     def load(self, nodes: Iterable[Node], pods: Iterable[Pod], namespaces: Iterable[Namespace] = (),
              priority_classes: Iterable[PriorityClass] = (), pdbs: Iterable[PodDisruptionBudget] = (),
-             ) -> None:
+             pod_groups: Iterable[PodGroup] = ()) -> None:
+        for g in pod_groups:
+            self.pod_groups[g.key] = g
         for n in nodes:
             self.nodes[n.name] = n
         for p in pods:
@@ -89,6 +93,12 @@ class InProcessCluster:
 
     def priority_class(self, name: str) -> PriorityClass | None:
         return self.priority_classes.get(name)
+
+    def pod_group(self, namespace: str, name: str) -> PodGroup | None:
+        return self.pod_groups.get(f"{namespace}/{name}")
+
+    def all_pods(self) -> Sequence[Pod]:
+        return list(self.pods.values())
 
     # -- ClusterSink --------------------------------------------------------------------
     def bind(self, pod: Pod, node_name: str) -> Status:

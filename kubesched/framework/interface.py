@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
+from kubesched.api.podgroup import PodGroup
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.status import Status
 from kubesched.framework.types import NodeInfo
@@ -267,6 +268,12 @@ class ClusterObjects(Protocol):
     def pdbs(self) -> Sequence[PodDisruptionBudget]: ...
 
     def priority_class(self, name: str) -> PriorityClass | None: ...
+
+    def pod_group(self, namespace: str, name: str) -> PodGroup | None: ...
+
+    def all_pods(self) -> Sequence[Pod]:
+        """Every pod the scheduler knows of, bound or pending (for gang accounting)."""
+        ...
 
 
 class Handle(Protocol):

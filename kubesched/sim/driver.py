@@ -64,7 +64,7 @@ class Simulation:
                 dataclasses.replace(pdb, disruptions_allowed=disruptions_allowed(pdb, bound))
                 for pdb in manifest.pdbs]
         self.cluster.load(manifest.nodes, manifest.pods, manifest.namespaces,
-                          manifest.priority_classes, pdbs)
+                          manifest.priority_classes, pdbs, manifest.pod_groups)
         self.cache = Cache()
         for n in manifest.nodes:
             self.cache.add_node(n)

@@ -16,6 +16,8 @@ class StaticObjects:
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     pdb_list: list[PodDisruptionBudget] = field(default_factory=list)
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
+    pod_groups: dict[str, Any] = field(default_factory=dict)
+    pod_list: list[Pod] = field(default_factory=list)
 
     def namespace(self, name: str) -> Namespace | None:
         return self.namespaces.get(name)
@@ -25,6 +27,12 @@ class StaticObjects:
 
     def priority_class(self, name: str) -> PriorityClass | None:
         return self.priority_classes.get(name)
+
+    def pod_group(self, namespace: str, name: str) -> Any:
+        return self.pod_groups.get(f"{namespace}/{name}")
+
+    def all_pods(self) -> Sequence[Pod]:
+        return self.pod_list
 
 
 @dataclass
