@@ -129,7 +129,7 @@ def test_all_kinds_sorted_into_the_manifest(tmp_path: Path) -> None:
     assert [(p.namespace, p.name) for p in m.pdbs] == [("default", "pdb")]
     assert [n.name for n in m.namespaces] == ["team"]
     assert [g.name for g in m.pod_groups] == ["g"]
-    assert m.pod_groups[0]["metadata"]["uid"]  # defaulted like every object
+    assert m.pod_groups[0].raw["metadata"]["uid"]  # defaulted like every object
     assert [o["kind"] for o in m.others] == ["Deployment", "Service"]
     assert m.others[0]["metadata"]["namespace"] == "default"
     assert m.pods[0].priority == 1000
