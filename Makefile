@@ -17,7 +17,7 @@ install: $(STAMP)
 ## run: install into .venv and show a demo: where the example cluster's pods land, and why one is Pending
 run: $(STAMP)
 	$(BIN)/kubesched simulate -f examples/mixed-cluster.yaml --tie-break name
-	$(BIN)/kubesched explain -f examples/mixed-cluster.yaml default/train-big --tie-break name
+	$(BIN)/kubesched explain -f examples/mixed-cluster.yaml ml/train-big --tie-break name
 
 ## test: install into .venv and run the whole test suite
 test: $(STAMP)

@@ -11,6 +11,10 @@ from rich.table import Table
 from kubesched.scheduler import Attempt
 from kubesched.sim.driver import PodOutcome, Simulation
 
+SHORT = {"NodeResourcesFit": "Fit", "NodeResourcesBalancedAllocation": "Balanced",
+         "ImageLocality": "Image", "TaintToleration": "Taint", "NodeAffinity": "NodeAff",
+         "InterPodAffinity": "PodAff", "PodTopologySpread": "Spread", "VolumeBinding": "Volume"}
+
 STATUS_STYLE = {"Scheduled": "green", "Unschedulable": "red", "Gated": "yellow",
                 "Preempted": "magenta", "Error": "bold red", "Waiting": "cyan"}
 
@@ -78,13 +82,16 @@ def print_attempt(con: Console, i: int, att: Attempt) -> None:
         st = Table(title="Score (weighted, after normalisation)", title_justify="left")
         st.add_column("NODE")
         for p in plugins:
-            st.add_column(p, justify="right", overflow="fold")
+            st.add_column(SHORT.get(p, p), justify="right", overflow="fold")
         st.add_column("TOTAL", justify="right")
         for node in sorted(att.totals, key=lambda n: (-att.totals[n], n)):
             mark = " *" if node == att.chosen else ""
             st.add_row(escape(node) + mark, *[str(att.scores[node].get(p, "")) for p in plugins],
                        str(att.totals[node]))
         con.print(st)
+        legend = [f"{SHORT[p]}={p}" for p in plugins if p in SHORT]
+        if legend:
+            con.print("[dim]" + ", ".join(legend) + "[/]")
     if att.message:
         con.print(f"[red]message:[/] {escape(att.message)}")
     if att.nominated_node:
