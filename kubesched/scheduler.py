@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import random
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -135,7 +136,13 @@ class ProfileHandle:
 class Scheduler:
     def __init__(self, cache: Cache, sink: ClusterSink, objects: ClusterObjects,
                  now: Callable[[], float], rng: random.Random, tie_break_by_name: bool = False,
-                 explain: bool = False) -> None:
+                 explain: bool = False,
+                 run_binding: Callable[[Callable[[], None]], None] | None = None) -> None:
+        """``run_binding``: how a binding cycle is run. None (the simulator) runs it at once,
+        inside ``schedule_one``; a live scheduler passes an executor's submit so binding
+        (API calls) overlaps the next scheduling cycle. Cache and queue updates then happen
+        under ``lock``, which the live runner also holds for each scheduling cycle and for
+        every informer event."""
         self.cache = cache
         self.sink = sink
         self.objects = objects
@@ -148,6 +155,11 @@ class Scheduler:
         self.queue: SchedulingQueue | None = None
         self.next_start_node_index = 0
         self.waiting = WaitingPods()
+        self.run_binding = run_binding
+        self.lock = threading.RLock()
+        # Live schedulers set this to the informer's view: a pod that no longer exists (or is
+        # already bound) is not sent back to the queue after a failure (handleSchedulingFailure).
+        self.current_pod: Callable[[Pod], Pod | None] | None = None
 
     def new_handle(self) -> ProfileHandle:
         return ProfileHandle(self)
@@ -174,8 +186,7 @@ class Scheduler:
             elif att.nomination_cleared:
                 qpi.pod = dataclasses.replace(pod, nominated_node_name="")
             qpi.unschedulable_plugins = set(att.unschedulable_plugins)
-            if self.queue is not None:
-                self.queue.add_unschedulable(qpi, error=att.result == "Error")
+            self._requeue(qpi, error=att.result == "Error")
             return att
         self._assume_and_bind(fw, state, qpi, chosen, att)
         return att
@@ -385,7 +396,14 @@ class Scheduler:
         if not st.success:
             self._binding_failed(ctx, st)
             return
-        self._binding_cycle(ctx)
+        self._start_binding(ctx)
+
+    def _start_binding(self, ctx: "_BindingContext") -> None:
+        if self.run_binding is None:
+            self._binding_cycle(ctx)
+        else:
+            ctx.att.result = "Binding"
+            self.run_binding(lambda: self._binding_cycle(ctx))
 
     def process_waiting(self) -> int:
         """Resolve pods waiting at Permit that were allowed, rejected or timed out; returns
@@ -400,7 +418,7 @@ class Scheduler:
             done += 1
             ctx = wp.context
             if wp.result.success:
-                self._binding_cycle(ctx)
+                self._start_binding(ctx)
             else:
                 self._binding_failed(ctx, wp.result)
         return done
@@ -413,17 +431,23 @@ class Scheduler:
         if not st.success:
             self._binding_failed(ctx, st)
             return
-        self.cache.finish_binding(ctx.assumed, self.now())
-        if self.queue is not None:
-            self.queue.nominator.delete(ctx.qpi.pod)
+        with self.lock:
+            self.cache.finish_binding(ctx.assumed, self.now())
+            if self.queue is not None:
+                self.queue.nominator.delete(ctx.qpi.pod)
+            ctx.att.result = "Scheduled"
+            ctx.att.chosen = node
         fw.run_post_bind(state, ctx.assumed, node)
-        ctx.att.result = "Scheduled"
-        ctx.att.chosen = node
 
     def _binding_failed(self, ctx: "_BindingContext", st: Status) -> None:
         """Unreserve in reverse order, forget the assumed pod, send the pod back."""
+        with self.lock:
+            self._binding_failed_locked(ctx, st)
+
+    def _binding_failed_locked(self, ctx: "_BindingContext", st: Status) -> None:
         ctx.fw.run_unreserve(ctx.state, ctx.assumed, ctx.node)
-        self.cache.forget_pod(ctx.assumed)
+        if self.cache.is_assumed(ctx.assumed):
+            self.cache.forget_pod(ctx.assumed)
         att = ctx.att
         att.result = "Error" if st.code == Code.Error else "Unschedulable"
         att.message = st.message or f"plugin {st.plugin} rejected the pod"
@@ -432,8 +456,17 @@ class Scheduler:
             att.unschedulable_plugins.add(st.plugin)
         qpi = ctx.qpi
         qpi.unschedulable_plugins = set(att.unschedulable_plugins)
-        if self.queue is not None:
-            self.queue.add_unschedulable(qpi, error=st.code == Code.Error)
+        self._requeue(qpi, error=st.code == Code.Error)
+
+    def _requeue(self, qpi: QueuedPodInfo, error: bool) -> None:
+        if self.queue is None:
+            return
+        if self.current_pod is not None:
+            cur = self.current_pod(qpi.pod)
+            if cur is None or cur.node_name:
+                return  # deleted or bound meanwhile: nothing to retry
+            qpi.pod = dataclasses.replace(cur, nominated_node_name=qpi.pod.nominated_node_name)
+        self.queue.add_unschedulable(qpi, error=error)
 
 
 @dataclass
