@@ -261,7 +261,8 @@ class Scheduler:
         if self.explain:
             self._record_filter(att, statuses, absent, absent_names, table.names)
         if feasible.size == 0:
-            return self._fit_error(fw, state, pod, att, statuses, absent, absent_names, pre_msg, num_all)
+            self._fit_error(fw, state, pod, att, statuses, absent, absent_names, pre_msg, num_all)
+            return None
         fixed: str | None = None
         if nominated_row is not None:
             fixed = table.names[nominated_row]

@@ -76,7 +76,6 @@ def _requirement(expr: Any, path: str, operators: tuple[str, ...]) -> Requiremen
                             field=f"{path}.operator")
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         raise SelectorError("must be a list of strings", field=f"{path}.values")
-    number = 0
     if op in ("In", "NotIn") and not values:
         raise SelectorError("for 'in', 'notin' operators, values set can't be empty",
                             field=f"{path}.values")

@@ -24,7 +24,7 @@ from kubesched.framework.interface import (
     MAX_NODE_SCORE, MIN_NODE_SCORE, BatchFilterPlugin, BatchScorePlugin, BindPlugin, FilterPlugin,
     PermitPlugin, PostBindPlugin, PostFilterPlugin, PostFilterResult, PreBindPlugin,
     PreEnqueuePlugin, PreFilterExtensions, PreFilterPlugin, PreFilterResult, PreScorePlugin,
-    QueueSortPlugin, ReservePlugin, ScoreExtensions, ScorePlugin,
+    QueueSortPlugin, ReservePlugin, ScorePlugin,
 )
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.status import SUCCESS, Code, Status
@@ -93,7 +93,7 @@ class Framework:
     # -- queue ------------------------------------------------------------------------
     @property
     def queue_sort(self) -> QueueSortPlugin:
-        return self.points["queueSort"][0]  # type: ignore[no-any-return]
+        return self.points["queueSort"][0]
 
     def run_pre_enqueue(self, pod: Pod) -> Status:
         for pl in self.points["preEnqueue"]:
@@ -314,6 +314,7 @@ class Framework:
         per_plugin: dict[str, np.ndarray] = {}
         totals = np.zeros(idx.size, np.int64)
         names = [table.names[i] for i in idx.tolist()]
+        pl: Any
         for pl in self.points["score"]:
             if pl.name in state.skip_score_plugins:
                 continue
@@ -330,7 +331,7 @@ class Framework:
                         return s
                     vals.append(int(s))
                 scores = np.array(vals, dtype=np.int64)
-            if isinstance(pl, ScoreExtensions):
+            if hasattr(pl, "normalize_score"):  # the ScoreExtensions protocol
                 st = _call(pl, "NormalizeScore", pl.normalize_score, state, pod, names, scores)
                 if st is not None and not st.success:
                     return st.with_plugin(pl.name)

@@ -43,7 +43,7 @@ def filter_all(plugin: Any, pod: Pod, handle: Any, batch: bool = False) -> dict[
         ok = plugin.filter_nodes(state, pod, table, table.all)
         out = {}
         for i, ni in enumerate(infos):
-            out[ni.name] = SUCCESS if ok[i] else plugin.filter(state, pod, ni).with_plugin(plugin.name)
+            out[ni.name] = SUCCESS if ok[i] else plugin.filter(state, pod, ni).with_plugin(plugin.name)  # type: ignore[attr-defined]
         return out
     return {ni.name: (st if st.success else st.with_plugin(plugin.name))
             for ni in infos for st in [plugin.filter(state, pod, ni)]}
