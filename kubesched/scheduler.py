@@ -186,6 +186,7 @@ class Scheduler:
             elif att.nomination_cleared:
                 qpi.pod = dataclasses.replace(pod, nominated_node_name="")
             qpi.unschedulable_plugins = set(att.unschedulable_plugins)
+            self._report_failure(qpi.pod, att)
             self._requeue(qpi, error=att.result == "Error")
             return att
         self._assume_and_bind(fw, state, qpi, chosen, att)
@@ -438,6 +439,8 @@ class Scheduler:
                 self.queue.nominator.delete(ctx.qpi.pod)
             ctx.att.result = "Scheduled"
             ctx.att.chosen = node
+        self.sink.record_event(ctx.assumed, "Normal", "Scheduled",
+                               f"Successfully assigned {ctx.assumed.key} to {node}")
         fw.run_post_bind(state, ctx.assumed, node)
 
     def _binding_failed(self, ctx: "_BindingContext", st: Status) -> None:
@@ -457,7 +460,16 @@ class Scheduler:
             att.unschedulable_plugins.add(st.plugin)
         qpi = ctx.qpi
         qpi.unschedulable_plugins = set(att.unschedulable_plugins)
+        self._report_failure(qpi.pod, att)
         self._requeue(qpi, error=st.code == Code.Error)
+
+    def _report_failure(self, pod: Pod, att: Attempt) -> None:
+        """A FailedScheduling event and the PodScheduled=False condition (upstream
+        handleSchedulingFailure; an Error is reported with reason SchedulerError)."""
+        msg = att.message or ""
+        self.sink.record_event(pod, "Warning", "FailedScheduling", msg)
+        reason = "SchedulerError" if att.result == "Error" else "Unschedulable"
+        self.sink.set_pod_scheduled_condition(pod, "False", reason, msg)
 
     def _requeue(self, qpi: QueuedPodInfo, error: bool) -> None:
         if self.queue is None:

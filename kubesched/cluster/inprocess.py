@@ -120,8 +120,6 @@ class InProcessCluster:
                                     nominated_node_name="")
         self.pods[pod.uid] = bound
         self.bind_log.append((pod.key, node_name))
-        self.record_event(bound, "Normal", "Scheduled",
-                          f"Successfully assigned {pod.key} to {node_name}")
         self._notify(ClusterChange("pod-bound", bound, cur))
         return SUCCESS
 
@@ -147,6 +145,16 @@ class InProcessCluster:
         new = dataclasses.replace(cur, raw=raw, nominated_node_name=node_name)
         self.pods[pod.uid] = new
         self._notify(ClusterChange("pod-updated", new, cur))
+
+    def set_pod_scheduled_condition(self, pod: Pod, status: str, reason: str, message: str) -> None:
+        cur = self.pods.get(pod.uid)
+        if cur is None:
+            return
+        raw = copy.deepcopy(cur.raw)
+        conds = [c for c in raw.setdefault("status", {}).get("conditions", []) if c.get("type") != "PodScheduled"]
+        conds.append({"type": "PodScheduled", "status": status, "reason": reason, "message": message})
+        raw["status"]["conditions"] = conds
+        self.pods[pod.uid] = dataclasses.replace(cur, raw=raw)
 
     def record_event(self, obj: Pod, type_: str, reason: str, message: str) -> None:
         self.events.append(Event(self.now(), type_, reason, obj.namespace, obj.name, message))

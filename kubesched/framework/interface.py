@@ -257,6 +257,10 @@ class ClusterSink(Protocol):
 
     def set_nominated_node(self, pod: Pod, node_name: str) -> None: ...
 
+    def set_pod_scheduled_condition(self, pod: Pod, status: str, reason: str, message: str) -> None:
+        """The pod's PodScheduled condition (upstream sets False/Unschedulable with the message)."""
+        ...
+
     def record_event(self, obj: Pod, type_: str, reason: str, message: str) -> None: ...
 
 
