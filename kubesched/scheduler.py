@@ -167,6 +167,7 @@ class Scheduler:
     def add_profile(self, name: str, fw: Framework) -> None:
         self.profiles[name] = fw
         fw.nominated_pods_for_node = self._nominated
+        fw.nominated_nodes = lambda: self.queue.nominator.nodes() if self.queue else {}
 
     def _nominated(self, node: str) -> Sequence[Pod]:
         return self.queue.nominator.pods_for_node(node) if self.queue else ()
@@ -293,12 +294,11 @@ class Scheduler:
     def _prioritize(self, fw: Framework, state: CycleState, pod: Pod, rows: np.ndarray,
                     att: Attempt) -> str | None:
         table = self.snapshot.table
-        infos = [table.infos[i] for i in rows.tolist()]
-        names = [table.names[i] for i in rows.tolist()]
         if not fw.has_score_plugins:
             totals = np.ones(rows.size, np.int64)
             per_plugin: dict[str, np.ndarray] = {}
         else:
+            infos = table.infos if rows.size == table.size else [table.infos[i] for i in rows.tolist()]
             st = fw.run_pre_score(state, pod, infos)
             if not st.success:
                 att.result, att.message = "Error", st.message
@@ -308,24 +308,25 @@ class Scheduler:
                 att.result, att.message = "Error", res.message
                 return None
             per_plugin, totals = res
-        top = int(totals.max())
-        best = [names[j] for j in np.nonzero(totals == top)[0].tolist()]
+        best_rows = rows[totals == totals.max()]
         if self.explain:
-            for j, name in enumerate(names):
+            for j, i in enumerate(rows.tolist()):
+                name = table.names[i]
                 att.scores[name] = {p: int(v[j]) for p, v in per_plugin.items()}
                 att.totals[name] = int(totals[j])
-            att.best = sorted(best)
-        return self.select_host(best)
+            att.best = sorted(table.names[i] for i in best_rows.tolist())
+        return self.select_host(best_rows)
 
-    def select_host(self, best: Sequence[str]) -> str:
-        """Among equal top scores: the lowest name, or seeded reservoir sampling."""
+    def select_host(self, best_rows: np.ndarray) -> str:
+        """Among equal top scores (NodeTable rows): the lowest name, or a seeded uniform
+        choice (upstream's reservoir sampling picks each tied node with equal probability)."""
+        names: list[str] = self.snapshot.table.names
         if self.tie_break_by_name:
-            return min(best)
-        sel = 0
-        for j in range(1, len(best)):
-            if self.rng.randrange(j + 1) == 0:
-                sel = j
-        return best[sel]
+            return min(names[i] for i in best_rows.tolist())  # type: ignore[no-any-return]
+        if best_rows.size == 1:
+            return names[int(best_rows[0])]
+        return names[int(best_rows[self.rng.randrange(int(best_rows.size))])]
+
 
     def _fit_error(self, fw: Framework, state: CycleState, pod: Pod, att: Attempt,
                    statuses: dict[str, Status], absent: Status | None, absent_names: list[str],

@@ -35,6 +35,7 @@ class NodeTable:
         self._taint_ids: np.ndarray | None = None
         self._taint_sets: list[tuple[Taint, ...]] = []
         self._taint_index: dict[tuple[Taint, ...], int] = {}
+        self._images: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self.all = np.arange(n, dtype=np.intp)
         for i, ni in enumerate(self.infos):
             self._write_row(i, ni)
@@ -73,6 +74,9 @@ class NodeTable:
             codes[i] = self._code(key, ids, values, ni)
         if self._taint_ids is not None:
             self._taint_ids[i] = self._taint_id(ni)
+        for name, (sizes, counts) in self._images.items():
+            st = ni.image_states.get(name)
+            sizes[i], counts[i] = (st.size, st.num_nodes) if st is not None else (0, 0)
 
     def update_row(self, i: int, ni: NodeInfo) -> None:
         """Rewrite row ``i`` after its NodeInfo changed (same node name)."""
@@ -101,6 +105,21 @@ class NodeTable:
             codes = np.fromiter((self._code(key, ids, values, ni) for ni in self.infos),
                                 dtype=np.int32, count=self.size)
             entry = self._labels[key] = (codes, ids, values)
+        return entry
+
+    # -- images -------------------------------------------------------------------------
+    def image(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """Per node the size of image ``name`` and the node count its snapshot recorded
+        (0, 0 where the node lacks the image)."""
+        entry = self._images.get(name)
+        if entry is None:
+            sizes = np.zeros(self.size, I64)
+            counts = np.zeros(self.size, I64)
+            for i, ni in enumerate(self.infos):
+                st = ni.image_states.get(name)
+                if st is not None:
+                    sizes[i], counts[i] = st.size, st.num_nodes
+            entry = self._images[name] = (sizes, counts)
         return entry
 
     # -- taints -------------------------------------------------------------------------

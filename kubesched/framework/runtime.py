@@ -49,6 +49,32 @@ def _call(plugin: Any, what: str, fn: Callable[..., Any], *args: Any) -> Any:
         return Status(Code.Error, (f"running {what} plugin {plugin.name!r}: {exc!r}",), plugin.name)
 
 
+class RowNames(Sequence[str]):
+    """The node names of NodeTable rows ``idx``, built only if a plugin reads them."""
+
+    __slots__ = ("_names", "_idx", "_list")
+
+    def __init__(self, names: list[str], idx: np.ndarray) -> None:
+        self._names = names
+        self._idx = idx
+        self._list: list[str] | None = None
+
+    def _materialize(self) -> list[str]:
+        if self._list is None:
+            names = self._names
+            self._list = [names[i] for i in self._idx.tolist()]
+        return self._list
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._materialize()[i]
+
+    def __len__(self) -> int:
+        return int(self._idx.size)
+
+    def __iter__(self) -> Any:
+        return iter(self._materialize())
+
+
 class FilterOutcome:
     """Result of filtering: feasible rows, and for each rejected row the rejecting plugin.
 
@@ -87,8 +113,15 @@ class Framework:
                 raise ProfileError(f"score plugin {pl.name!r} needs a positive weight",
                                    field=f"profiles[{profile_name}].plugins.score")
         self.by_name = {pl.name: pl for pts in self.points.values() for pl in pts}
+        # Protocol isinstance checks are slow: decide each plugin's form once.
+        self._batch_filter = {pl.name for pl in self.points["filter"] if isinstance(pl, BatchFilterPlugin)}
+        self._batch_score = {pl.name for pl in self.points["score"] if isinstance(pl, BatchScorePlugin)}
+        self._normalizes = {pl.name for pl in self.points["score"] if hasattr(pl, "normalize_score")}
+        self._extensions_list = [pl for pl in self.points["preFilter"] if isinstance(pl, PreFilterExtensions)]
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.nominated_pods_for_node: Callable[[str], Sequence[Pod]] = lambda name: ()
+        # node name -> nominated pods, for every node that has any (set by the scheduler)
+        self.nominated_nodes: Callable[[], Mapping[str, Sequence[Pod]]] = lambda: {}
 
     # -- queue ------------------------------------------------------------------------
     @property
@@ -140,7 +173,7 @@ class Framework:
             state.skip_filter_plugins = skip
 
     def _extensions(self) -> list[Any]:
-        return [pl for pl in self.points["preFilter"] if isinstance(pl, PreFilterExtensions)]
+        return self._extensions_list
 
     def run_pre_filter_add_pod(self, state: CycleState, pod: Pod, to_add: Pod, ni: NodeInfo) -> Status:
         for pl in self._extensions():
@@ -205,23 +238,25 @@ class Framework:
             status = self.run_filter(state, pod, ni)
         return status
 
-    def has_nominated_pods(self, pod: Pod, name: str) -> bool:
-        return any(p.priority >= pod.priority and p.uid != pod.uid
-                   for p in self.nominated_pods_for_node(name))
-
     def filter_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> FilterOutcome:
         """Filter rows ``idx``; feasible rows keep ``idx``'s order. Raises nothing: an Error
         status from a plugin is returned in ``statuses`` and stops at that row."""
         out = FilterOutcome()
-        special = [i for i in idx.tolist() if self.has_nominated_pods(pod, table.names[i])]
+        special: list[int] = []
+        for name, pods in self.nominated_nodes().items():
+            row = table.index.get(name)
+            if row is not None and any(p.priority >= pod.priority and p.uid != pod.uid for p in pods):
+                special.append(row)
         alive = idx
         if special:
             sp = np.array(special, dtype=np.intp)
-            alive = idx[~np.isin(idx, sp)]
+            is_special = np.isin(idx, sp)
+            special = idx[is_special].tolist()
+            alive = idx[~is_special]
         for pl in self.points["filter"]:
             if pl.name in state.skip_filter_plugins or alive.size == 0:
                 continue
-            if isinstance(pl, BatchFilterPlugin):
+            if pl.name in self._batch_filter:
                 res = _call(pl, "Filter", pl.filter_nodes, state, pod, table, alive)
                 if isinstance(res, Status):
                     for i in alive.tolist():
@@ -313,12 +348,12 @@ class Framework:
         """Weighted, normalised score per plugin over rows ``idx``, and the totals."""
         per_plugin: dict[str, np.ndarray] = {}
         totals = np.zeros(idx.size, np.int64)
-        names = [table.names[i] for i in idx.tolist()]
+        names = RowNames(table.names, idx)
         pl: Any
         for pl in self.points["score"]:
             if pl.name in state.skip_score_plugins:
                 continue
-            if isinstance(pl, BatchScorePlugin):
+            if pl.name in self._batch_score:
                 res = _call(pl, "Score", pl.score_nodes, state, pod, table, idx)
                 if isinstance(res, Status):
                     return res
@@ -331,7 +366,7 @@ class Framework:
                         return s
                     vals.append(int(s))
                 scores = np.array(vals, dtype=np.int64)
-            if hasattr(pl, "normalize_score"):  # the ScoreExtensions protocol
+            if pl.name in self._normalizes:  # the ScoreExtensions protocol
                 st = _call(pl, "NormalizeScore", pl.normalize_score, state, pod, names, scores)
                 if st is not None and not st.success:
                     return st.with_plugin(pl.name)

@@ -3,9 +3,8 @@ each image by its size and by how widely it has spread, to avoid piling pods ont
 few nodes that have an image (upstream ``plugins/imagelocality``). Score only, no
 normalisation.
 
-The image states live in each NodeInfo (there is no NodeTable column for them), so the
-batch form does one dictionary look-up per row and container; the clamping and scaling
-arithmetic is vectorised.
+The batch form reads the NodeTable's per-image columns (size and node count per node) and
+does the float64 scaling, clamping and integer arithmetic as array operations.
 """
 
 from __future__ import annotations
@@ -92,9 +91,12 @@ class ImageLocality:
         images = _pod_images(pod)
         n = len(images)
         total_nodes = self._total_nodes()
-        infos = table.infos
-        sums = np.fromiter((sum_image_scores(infos[i], images, total_nodes) if infos[i].image_states else 0
-                            for i in idx.tolist()), dtype=np.int64, count=idx.size)
+        sums = np.zeros(idx.size, dtype=np.int64)
+        for image in images:
+            sizes, counts = table.image(image)
+            # float64(size) * (float64(numNodes) / float64(total)), truncated toward zero
+            spread = counts[idx].astype(np.float64) / float(total_nodes)
+            sums += np.trunc(sizes[idx].astype(np.float64) * spread).astype(np.int64)
         max_threshold = MAX_CONTAINER_THRESHOLD * n
         denom = max_threshold - MIN_THRESHOLD
         if denom <= 0:  # no containers: not a valid pod; keep the scalar arithmetic exact

@@ -48,6 +48,10 @@ class Nominator:
     def pods_for_node(self, node: str) -> list[Pod]:
         return list(self.by_node.get(node, {}).values())
 
+    def nodes(self) -> dict[str, list[Pod]]:
+        """Every node with nominated pods, and those pods."""
+        return {n: list(p.values()) for n, p in self.by_node.items()}
+
 
 class SchedulingQueue:
     def __init__(self, sort_key: Callable[[QueuedPodInfo], Any], now: Callable[[], float],
