@@ -365,6 +365,11 @@ class Scheduler:
         ``prepareCandidate`` and the nominating part of ``handleSchedulingFailure``)."""
         node = att.nominated_node or ""
         for v in att.victim_pods:
+            waiting = self.waiting.get(v.uid)
+            if waiting is not None:
+                # a victim still waiting at Permit is rejected, not deleted (upstream prepareCandidate)
+                waiting.reject("DefaultPreemption", "preempted")
+                continue
             self.sink.delete_pod(v, "Preempted", f"Preempted by pod {pod.uid} on node {node}")
         if self.queue is not None:
             for p in self.queue.nominator.pods_for_node(node):
@@ -387,7 +392,7 @@ class Scheduler:
         ctx = _BindingContext(fw, state, qpi, assumed, node, att)
         st = fw.run_reserve(state, assumed, node)
         if not st.success:
-            self._binding_failed(ctx, st)
+            self._binding_failed(ctx, self._as_fit_error(st, node))
             return
         st, waits = fw.run_permit(state, assumed, node)
         if st.code == Code.Wait:
@@ -397,9 +402,18 @@ class Scheduler:
             att.result = "Waiting"
             return
         if not st.success:
-            self._binding_failed(ctx, st)
+            self._binding_failed(ctx, self._as_fit_error(st, node))
             return
         self._start_binding(ctx)
+
+    @staticmethod
+    def _as_fit_error(st: Status, node: str) -> Status:
+        """A Reserve/Permit rejection in the scheduling cycle reads as a FitError over the one
+        chosen node (upstream schedulingCycle): ``0/1 nodes are available: 1 <reason>.``"""
+        if not st.rejected:
+            return st
+        msg = fit_error_message(1, {node: st}, None, 0, "", "")
+        return Status(st.code, (msg,), st.plugin)
 
     def _start_binding(self, ctx: "_BindingContext") -> None:
         if self.run_binding is None:

@@ -200,12 +200,13 @@ class Cache:
         """Bring ``snap`` up to date, cloning only the NodeInfos that changed."""
         rebuild = self._nodes_changed
         affinity_changed = False
+        seen = snap.generation  # what the snapshot had before this update
         for name in self._dirty:
             ni = self.nodes.get(name)
             if ni is None or ni.node is None:
                 rebuild = True
                 continue
-            if ni.generation <= snap.generation and name in snap.node_map:
+            if ni.generation <= seen and name in snap.node_map:
                 continue
             old = snap.node_map.get(name)
             clone = ni.clone()

@@ -33,6 +33,7 @@ IN_TREE: dict[str, str] = {
     names.NODE_VOLUME_LIMITS: "kubesched.plugins.volumes:NodeVolumeLimits",
     names.VOLUME_BINDING: "kubesched.plugins.volumes:VolumeBinding",
     names.VOLUME_ZONE: "kubesched.plugins.volumes:VolumeZone",
+    names.COSCHEDULING: "kubesched.plugins.coscheduling:Coscheduling",
 }
 
 # The default profile's multiPoint plugins, in upstream's order, with weights
