@@ -33,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common_sim_args(sim)
     sim.add_argument("-o", "--output", choices=("table", "json", "yaml"), default="table")
     sim.add_argument("--explain", action="store_true", help="include every attempt: per-node filter verdicts and scores")
+    sim.add_argument("--timeline", action="store_true",
+                     help="also show what happened when (virtual time): attempts, queue moves, backoffs, binds")
     exp = sub.add_parser("explain", help="per-node, per-plugin explanation of one pod's scheduling")
     _common_sim_args(exp)
     exp.add_argument("pod", metavar="POD", help="NAMESPACE/NAME (or NAME in namespace default)")

@@ -106,3 +106,39 @@ def print_explanation(out: PodOutcome) -> None:
         con.print(escape(out.message or "no scheduling attempt"))
     for i, att in enumerate(out.attempts):
         print_attempt(con, i, att)
+
+
+def _timeline_detail(e: dict[str, Any]) -> str:
+    ev = e["event"]
+    if ev == "attempt":
+        origin = f"#{e.get('attempt', '?')} from {e['from']}: " if e.get("from") else f"#{e.get('attempt', '?')}: "
+        text = origin + str(e.get("result"))
+        if e.get("node"):
+            text += f" on {e['node']}"
+        if e.get("message"):
+            text += f": {e['message']}"
+        if e.get("nominatedNode"):
+            text += f"; nominated {e['nominatedNode']}, victims {', '.join(e.get('victims') or []) or 'none'}"
+        return text
+    if ev == "move":
+        text = f"{e.get('from') or '-'} -> {e['to']} ({e['trigger']})"
+        if e.get("backoffExpiration") is not None:
+            text += f", backoff expires {e['backoffExpiration']:g}s"
+        return text
+    if ev == "bind":
+        return f"bound to {e.get('node')}"
+    return str(e.get("message") or "")
+
+
+def print_timeline(entries: list[dict[str, Any]]) -> None:
+    """The ``--timeline`` table: one row per attempt, queue move, bind or deletion."""
+    con = _console()
+    t = Table(title="Timeline (virtual time)", title_justify="left")
+    for col in ("TIME", "POD", "EVENT", "DETAIL"):
+        t.add_column(col, overflow="fold", justify="right" if col == "TIME" else "left")
+    for e in entries:
+        event = e["event"]
+        if event == "attempt":
+            event = f"attempt {_status(str(e.get('result')))}"
+        t.add_row(f"{e['time']:g}s", escape(e["pod"]), event, escape(_timeline_detail(e)))
+    con.print(t)

@@ -13,6 +13,7 @@ from kubesched.api.decode import load_manifests
 from kubesched.api.errors import KubeschedError
 from kubesched.cli import render
 from kubesched.config import load_config
+from kubesched.framework.errors import ProfileError
 from kubesched.plugins.registry import in_tree_registry
 from kubesched.sim.driver import Simulation
 
@@ -20,7 +21,11 @@ from kubesched.sim.driver import Simulation
 def _simulate(args: argparse.Namespace, explain: bool) -> Simulation:
     manifest = load_manifests(args.filename)
     config = load_config(args.config, in_tree_registry())
-    sim = Simulation(manifest, config, seed=args.seed, tie_break=args.tie_break, explain=explain)
+    try:
+        sim = Simulation(manifest, config, seed=args.seed, tie_break=args.tie_break, explain=explain,
+                         timeline=getattr(args, "timeline", False))
+    except ProfileError as exc:  # a profile that cannot be built: name the file it came from
+        raise KubeschedError(f"{args.config}: {exc}" if args.config else str(exc)) from exc
     sim.run(single_pass=args.single_pass)
     return sim
 
@@ -31,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
     sim = _simulate(args, explain=args.explain)
     doc: dict[str, Any] = {"pods": [o.to_json(args.explain) for o in sim.results()],
                            "summary": sim.summary()}
+    if args.timeline:
+        doc["timeline"] = sim.timeline.entries
     if args.output == "json":
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")
@@ -38,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
         yaml.safe_dump(doc, sys.stdout, sort_keys=False)
     else:
         render.print_simulation(sim)
+        if args.timeline:
+            render.print_timeline(sim.timeline.entries)
     return 0
 
 
@@ -49,4 +58,6 @@ def explain(args: argparse.Namespace) -> int:
         if out.pod.namespace == ns and out.pod.name == name:
             render.print_explanation(out)
             return 0
-    raise KubeschedError(f"pod {ns}/{name}: not a pending pod in the given manifests")
+    elsewhere = sorted(o.pod.key for o in sim.results() if o.pod.name == name)
+    hint = f" (did you mean {', '.join(elsewhere)}?)" if elsewhere else ""
+    raise KubeschedError(f"pod {ns}/{name}: not a pending pod in the given manifests{hint}")

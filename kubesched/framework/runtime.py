@@ -20,6 +20,7 @@ import numpy as np
 from kubesched.api.objects import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.errors import ProfileError
+from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, Resource
 from kubesched.framework.interface import (
     MAX_NODE_SCORE, MIN_NODE_SCORE, BatchFilterPlugin, BatchScorePlugin, BindPlugin, FilterPlugin,
     PermitPlugin, PostBindPlugin, PostFilterPlugin, PostFilterResult, PreBindPlugin,
@@ -127,6 +128,22 @@ class Framework:
     @property
     def queue_sort(self) -> QueueSortPlugin:
         return self.points["queueSort"][0]
+
+    def cluster_event_map(self) -> dict[str, list[ClusterEventWithHint]]:
+        """The events that may make a pod rejected by each plugin schedulable (upstream's
+        EnqueueExtensions of the profile): only plugins at PreEnqueue, PreFilter, Filter,
+        Reserve or Permit count; one that does not register events gets every event of
+        every resource (upstream ``UnrollWildCardResource``); an empty list means none."""
+        points = (PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, ReservePlugin, PermitPlugin)
+        out: dict[str, list[ClusterEventWithHint]] = {}
+        for name, pl in self.by_name.items():
+            if not isinstance(pl, points):
+                continue
+            register = getattr(pl, "events_to_register", None)
+            out[name] = list(register()) if register is not None else [
+                ClusterEventWithHint(ClusterEvent(r, ActionType.All))
+                for r in (Resource.Pod, Resource.Node, Resource.PersistentVolumeClaim)]
+        return out
 
     def run_pre_enqueue(self, pod: Pod) -> Status:
         for pl in self.points["preEnqueue"]:

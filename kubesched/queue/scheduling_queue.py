@@ -1,221 +1,292 @@
-"""``SchedulingQueue``: where pending pods wait (upstream ``backend/queue``).
+"""``SchedulingQueue``: where pending pods wait (upstream ``backend/queue`` PriorityQueue,
+v1.34: QueueingHints GA, SchedulerPopFromBackoffQ on).
 
-    activeQ        heap ordered by the profile's QueueSort; pods ready to be tried
-    backoffQ       pods that failed and wait out their backoff (exponential, from
-                   podInitialBackoffSeconds doubling up to podMaxBackoffSeconds)
-    unschedulable  pods that failed for a reason only a cluster event can fix
-    gated          pods a PreEnqueue plugin (scheduling gates) keeps out of activeQ
+    add ──PreEnqueue──► activeQ ──pop──► in flight ──fails──► unschedulable pool
+     └─► gated (in the pool)  ▲              (backoffQ/activeQ if an event received
+                              │               during the attempt may help)
+         backoffQ ────────────┘  backoff over, or popped at once when activeQ is empty
+         pool ──► backoffQ/activeQ  on an event a rejector's hint says Queue to, or
+                                    after podMaxInUnschedulablePodsDuration
 
-A cluster event moves unschedulable pods whose rejecting plugins registered for it to
-backoffQ (still backing off) or activeQ. The nominator remembers which pods were nominated
-to which node by preemption. Time comes from an injected clock, never from the system.
+activeQ is ordered by the profile's QueueSort; when it is empty, pop takes the head of
+backoffQ. A pod that failed goes to the unschedulable pool unless an event received while
+it was in flight may help it (then to backoffQ while backing off, else activeQ). Cluster
+events move pool pods whose rejecting plugins' hints say Queue. Gated pods (a PreEnqueue
+plugin said no) live in the pool until an update or event lets PreEnqueue pass.
+
+Time comes from an injected clock. The periodic flushes (backoff every second, leftover
+pods every 30 s) are methods the owner calls; :meth:`pop` flushes completed backoffs first,
+which is exact because backoff completion only depends on the current whole second.
+Every move is recorded in ``moves`` (and sent to ``listener``) for timelines.
 """
 
 from __future__ import annotations
 
-import heapq
-import itertools
-from collections.abc import Callable, Iterable
+import logging
+import math
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kubesched.api.objects import Pod
-from kubesched.framework.events import ClusterEvent
 from kubesched.framework.interface import QueuedPodInfo
+from kubesched.queue import clusterevents as ce
+from kubesched.queue.active_queue import ActiveQueue, InFlightEvent
+from kubesched.queue.backoff_queue import BackoffQueue
+from kubesched.queue.hints import (
+    QueueingHintMap, QueueingHints, QueueingStrategy, build_queueing_hint_map,
+)
+from kubesched.queue.moves import (
+    ACTIVE_Q, BACKOFF_Q, GATED, IN_FLIGHT, NEW, UNSCHEDULABLE, MoveLog, PodMover, QueueMove,
+)
+from kubesched.queue.nominator import Nominator
+
+log = logging.getLogger(__name__)
+
+DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION = 300.0
+UNSCHEDULABLE_FLUSH_INTERVAL = 30.0
+
+__all__ = ["SchedulingQueue", "QueueMove", "InFlightEvent"]
 
 
-class Nominator:
-    """Pods nominated to nodes (``status.nominatedNodeName``) that are not bound yet."""
-
-    def __init__(self) -> None:
-        self.by_node: dict[str, dict[str, Pod]] = {}
-        self.node_of: dict[str, str] = {}
-
-    def add(self, pod: Pod, node: str) -> None:
-        self.delete(pod)
-        if not node:
-            return
-        self.by_node.setdefault(node, {})[pod.uid] = pod
-        self.node_of[pod.uid] = node
-
-    def delete(self, pod: Pod) -> None:
-        node = self.node_of.pop(pod.uid, None)
-        if node is not None:
-            pods = self.by_node.get(node, {})
-            pods.pop(pod.uid, None)
-            if not pods:
-                self.by_node.pop(node, None)
-
-    def pods_for_node(self, node: str) -> list[Pod]:
-        return list(self.by_node.get(node, {}).values())
-
-    def nodes(self) -> dict[str, list[Pod]]:
-        """Every node with nominated pods, and those pods."""
-        return {n: list(p.values()) for n, p in self.by_node.items()}
-
-
-class SchedulingQueue:
-    def __init__(self, sort_key: Callable[[QueuedPodInfo], Any], now: Callable[[], float],
-                 pre_enqueue: Callable[[Pod], Any] | None = None,
+class SchedulingQueue(PodMover):
+    def __init__(self, sort_key: Callable[[QueuedPodInfo], Any], now: Callable[[], float], *,
+                 pre_enqueue_plugins: Mapping[str, Sequence[Any]] | None = None,
+                 hint_maps: Mapping[str, QueueingHintMap] | None = None,
                  initial_backoff: float = 1.0, max_backoff: float = 10.0,
-                 events_for: Callable[[QueuedPodInfo, ClusterEvent], bool] | None = None) -> None:
-        self.sort_key = sort_key
+                 max_in_unschedulable: float = DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
+                 pod_lister: Callable[[Pod], Pod | None] | None = None,
+                 listener: Callable[[QueueMove], None] | None = None,
+                 pop_from_backoff_q: bool = True) -> None:
+        super().__init__()
         self.now = now
-        self.pre_enqueue = pre_enqueue
-        self.initial_backoff = initial_backoff
-        self.max_backoff = max_backoff
-        self.events_for = events_for
-        self._seq = itertools.count()
-        self.active: list[tuple[Any, int, QueuedPodInfo]] = []
-        self.backoff: list[tuple[float, int, QueuedPodInfo]] = []
-        self.unschedulable: dict[str, QueuedPodInfo] = {}
-        self.gated: dict[str, QueuedPodInfo] = {}
-        self.in_queue: dict[str, QueuedPodInfo] = {}  # uid -> info, for active/backoff
-        self.nominator = Nominator()
-        self.moves: list[tuple[float, str, str, str]] = []  # (time, pod, from, to) for timelines
-        self.scheduling_cycle = 0
+        self.sort_key = sort_key
+        self.backoff_q = BackoffQueue(now, initial_backoff, max_backoff, sort_key, pop_from_backoff_q)
+        self.active_q = ActiveQueue(sort_key, self.backoff_q if pop_from_backoff_q else None)
+        self.pop_from_backoff_q = pop_from_backoff_q
+        self.hints = QueueingHints(hint_maps or {})
+        self.pre_enqueue_plugins = {k: list(v) for k, v in (pre_enqueue_plugins or {}).items()}
+        self.max_in_unschedulable = max_in_unschedulable
+        self.pod_lister = pod_lister
+        self.nominator = Nominator(pod_lister)
+        self.move_log = MoveLog(now, listener)
         self.move_request_cycle = -1
-        self._pop_cycle: dict[str, int] = {}
+        self.started = now()  # the periodic leftover flush runs at started + k * 30 s
 
-    # -- adding -----------------------------------------------------------------------
-    def _push_active(self, qpi: QueuedPodInfo, origin: str) -> None:
-        heapq.heappush(self.active, (self.sort_key(qpi), next(self._seq), qpi))
-        self.in_queue[qpi.pod.uid] = qpi
-        self.moves.append((self.now(), qpi.pod.key, origin, "activeQ"))
+    @classmethod
+    def for_profiles(cls, profiles: Mapping[str, Any], now: Callable[[], float], **kw: Any) -> "SchedulingQueue":
+        """The queue of a scheduler with these Frameworks (first profile's QueueSort)."""
+        first = next(iter(profiles.values()))
+        return cls(first.queue_sort.sort_key, now,
+                   pre_enqueue_plugins={n: fw.points["preEnqueue"] for n, fw in profiles.items()},
+                   hint_maps={n: build_queueing_hint_map(fw.cluster_event_map()) for n, fw in profiles.items()},
+                   **kw)
 
-    def _gate_or_activate(self, qpi: QueuedPodInfo, origin: str) -> None:
-        if self.pre_enqueue is not None:
-            st = self.pre_enqueue(qpi.pod)
-            if not st.success:
-                qpi.gated = True
-                qpi.gating_plugin = st.plugin
-                self.gated[qpi.pod.uid] = qpi
-                self.moves.append((self.now(), qpi.pod.key, origin, "gated"))
-                return
-        qpi.gated = False
-        self._push_active(qpi, origin)
+    # -- views ----------------------------------------------------------------------------
+    @property
+    def moves(self) -> list[QueueMove]:
+        return self.move_log.moves
 
-    def add(self, pod: Pod) -> None:
-        now = self.now()
-        qpi = QueuedPodInfo(pod=pod, timestamp=now, initial_attempt_timestamp=None)
-        if pod.nominated_node_name:
-            self.nominator.add(pod, pod.nominated_node_name)
-        self._gate_or_activate(qpi, "new")
+    @property
+    def scheduling_cycle(self) -> int:
+        return self.active_q.scheduling_cycle
 
-    def update(self, pod: Pod) -> None:
-        """A pending pod changed (e.g. a gate removed): re-evaluate where it waits."""
-        uid = pod.uid
-        qpi = self.gated.pop(uid, None) or self.unschedulable.pop(uid, None)
-        if qpi is not None:
-            qpi.pod = pod
-            self._gate_or_activate(qpi, "update")
-            return
-        live = self.in_queue.get(uid)
-        if live is not None:
-            live.pod = pod
+    @property
+    def gated(self) -> dict[str, QueuedPodInfo]:
+        return {q.pod.uid: q for q in self.unschedulable_pods if q.gated}
 
-    def delete(self, pod: Pod) -> None:
-        uid = pod.uid
-        self.gated.pop(uid, None)
-        self.unschedulable.pop(uid, None)
-        qpi = self.in_queue.pop(uid, None)
-        if qpi is not None:
-            qpi.pod = None  # type: ignore[assignment]  # tombstone: skipped when popped
-        self.nominator.delete(pod)
+    @property
+    def unschedulable(self) -> dict[str, QueuedPodInfo]:
+        return {q.pod.uid: q for q in self.unschedulable_pods if not q.gated}
 
-    # -- popping ----------------------------------------------------------------------
-    def pop(self) -> QueuedPodInfo | None:
-        self.flush_backoff_completed()
-        while self.active:
-            _, _, qpi = heapq.heappop(self.active)
-            if qpi.pod is None or self.in_queue.get(qpi.pod.uid) is not qpi:
-                continue
-            del self.in_queue[qpi.pod.uid]
-            self.scheduling_cycle += 1
-            self._pop_cycle[qpi.pod.uid] = self.scheduling_cycle
-            qpi.attempts += 1
-            if qpi.initial_attempt_timestamp is None:
-                qpi.initial_attempt_timestamp = self.now()
-            return qpi
-        return None
+    @property
+    def in_queue(self) -> dict[str, QueuedPodInfo]:
+        """Pods in activeQ or backoffQ, by uid."""
+        return {q.pod.uid: q for q in self.active_q.infos() + self.backoff_q.infos()}
 
-    def backoff_duration(self, qpi: QueuedPodInfo) -> float:
-        """initial * 2^(attempts-1), capped at max (upstream calculateBackoffDuration)."""
-        d = self.initial_backoff
-        for _ in range(1, qpi.unschedulable_count + qpi.consecutive_errors):
-            d *= 2
-            if d >= self.max_backoff:
-                return self.max_backoff
-        return min(d, self.max_backoff)
+    def where(self, pod: Pod) -> str | None:
+        if self.active_q.has(pod):
+            return ACTIVE_Q
+        if self.backoff_q.has(pod):
+            return BACKOFF_Q
+        q = self.unschedulable_pods.get(pod)
+        if q is not None:
+            return GATED if q.gated else UNSCHEDULABLE
+        return IN_FLIGHT if pod.uid in self.active_q.in_flight else None
 
-    def flush_backoff_completed(self) -> None:
-        now = self.now()
-        while self.backoff and self.backoff[0][0] <= now:
-            _, _, qpi = heapq.heappop(self.backoff)
-            if qpi.pod is None or self.in_queue.get(qpi.pod.uid) is not qpi:
-                continue
-            del self.in_queue[qpi.pod.uid]
-            self._push_active(qpi, "backoffQ")
-
-    def next_backoff_expiry(self) -> float | None:
-        while self.backoff and (self.backoff[0][2].pod is None or
-                                self.in_queue.get(self.backoff[0][2].pod.uid) is not self.backoff[0][2]):
-            heapq.heappop(self.backoff)
-        return self.backoff[0][0] if self.backoff else None
-
-    # -- failures and events ------------------------------------------------------------
-    def add_unschedulable(self, qpi: QueuedPodInfo, error: bool = False) -> None:
-        """The attempt failed: wait for an event (rejected) or back off (error)."""
-        qpi.timestamp = self.now()
-        if error:
-            qpi.consecutive_errors += 1
-            self._to_backoff(qpi, "error")
-            return
-        qpi.unschedulable_count += 1
-        qpi.consecutive_errors = 0
-        cycle = self._pop_cycle.pop(qpi.pod.uid, self.scheduling_cycle)
-        if self.move_request_cycle >= cycle:
-            # an event arrived while the pod was being scheduled: it may help, retry after backoff
-            self._to_backoff(qpi, "attempt")
-            return
-        self.unschedulable[qpi.pod.uid] = qpi
-        self.moves.append((self.now(), qpi.pod.key, "attempt", "unschedulable"))
-
-    def _to_backoff(self, qpi: QueuedPodInfo, origin: str) -> None:
-        expiry = qpi.timestamp + self.backoff_duration(qpi)
-        qpi.backoff_expiration = expiry
-        if expiry <= self.now():
-            self._push_active(qpi, origin)
-            return
-        heapq.heappush(self.backoff, (expiry, next(self._seq), qpi))
-        self.in_queue[qpi.pod.uid] = qpi
-        self.moves.append((self.now(), qpi.pod.key, origin, "backoffQ"))
-
-    def move_on_event(self, event: ClusterEvent, pods: Iterable[QueuedPodInfo] | None = None) -> int:
-        """Move unschedulable pods interested in ``event`` to backoffQ/activeQ."""
-        moved = 0
-        self.move_request_cycle = self.scheduling_cycle
-        for uid, qpi in list(self.unschedulable.items()):
-            if self.events_for is not None and not self.events_for(qpi, event):
-                continue
-            del self.unschedulable[uid]
-            self._to_backoff(qpi, "unschedulable")
-            moved += 1
-        return moved
-
-    def flush_unschedulable_older_than(self, age: float) -> int:
-        """podMaxInUnschedulablePodsDuration: retry pods that waited too long."""
-        now = self.now()
-        moved = 0
-        for uid, qpi in list(self.unschedulable.items()):
-            if now - qpi.timestamp >= age:
-                del self.unschedulable[uid]
-                self._to_backoff(qpi, "flush")
-                moved += 1
-        return moved
+    def pending_pods(self) -> tuple[list[Pod], str]:
+        act, bo, un = self.active_q.infos(), self.backoff_q.infos(), self.unschedulable_pods.values()
+        pods = [q.pod for q in act + bo + un]
+        return pods, f"activeQ:{len(act)}; backoffQ:{len(bo)}; unschedulablePods:{len(un)}"
 
     def pending(self) -> int:
-        return len(self.in_queue) + len(self.unschedulable) + len(self.gated)
+        return len(self.active_q) + len(self.backoff_q) + len(self.unschedulable_pods)
+
+    def in_flight_uids(self) -> list[str]:
+        return list(self.active_q.in_flight)
+
+    # -- adding, updating, deleting ------------------------------------------------------
+    def new_queued_pod_info(self, pod: Pod, *plugins: str) -> QueuedPodInfo:
+        return QueuedPodInfo(pod=pod, timestamp=self.now(), initial_attempt_timestamp=None,
+                             unschedulable_plugins=set(plugins))
+
+    def add(self, pod: Pod) -> None:
+        """A new pending pod (upstream ``Add``)."""
+        self.move_to_active_q(self.new_queued_pod_info(pod), ce.event_label(ce.EVENT_UNSCHEDULED_POD_ADD), NEW)
+
+    def update(self, old: Pod | None, new: Pod | None = None) -> None:
+        """A pending pod changed (upstream ``Update``). ``update(pod)`` is update(None, pod)."""
+        if new is None:
+            old, new = None, old
+        assert new is not None
+        events = ce.pod_scheduling_properties_change(new, old) if old is not None else \
+            [ce.EVENT_UNSCHEDULED_POD_UPDATE]
+        if self.active_q.add_events_if_pod_in_flight(old, new, events):
+            return  # it is being scheduled; the events are checked when it comes back
+        if old is not None:
+            for q in (self.active_q, self.backoff_q):
+                qpi = q.update(new, old)
+                if qpi is not None:
+                    self.nominator.update_nominated_pod(old, new)
+                    return
+        qpi = self.unschedulable_pods.get(new)
+        if qpi is not None:
+            self._update_unschedulable(qpi, old or qpi.pod, new, events)
+            return
+        self.move_to_active_q(self.new_queued_pod_info(new), ce.event_label(ce.EVENT_UNSCHEDULED_POD_UPDATE), NEW)
+
+    def _update_unschedulable(self, qpi: QueuedPodInfo, old: Pod, new: Pod, events: list[Any]) -> None:
+        """An update may make a pool pod schedulable: ask the hints of its rejectors."""
+        qpi.pod = new
+        self.nominator.update_nominated_pod(old, new)
+        src = GATED if qpi.gated else UNSCHEDULABLE
+        for ev in events:
+            strategy = self.hints.is_pod_worth_requeuing(qpi, ev, old, new)
+            where = self.requeue_with_strategy(qpi, strategy, ce.event_label(ev), src)
+            if where != UNSCHEDULABLE:
+                self.unschedulable_pods.delete(qpi.pod)
+            if where in (ACTIVE_Q, BACKOFF_Q):
+                break
+
+    def delete(self, pod: Pod) -> None:
+        """A pending pod was deleted (upstream ``Delete``)."""
+        self.nominator.delete_nominated_pod_if_exists(pod)
+        src = self.where(pod)
+        if self.active_q.delete(pod) or self.backoff_q.delete(pod):
+            self.move_log.record(pod, src, "deleted", ce.event_label(ce.EVENT_UNSCHEDULED_POD_DELETE))
+            return
+        if self.unschedulable_pods.get(pod) is not None:
+            self.unschedulable_pods.delete(pod)
+            self.move_log.record(pod, src, "deleted", ce.event_label(ce.EVENT_UNSCHEDULED_POD_DELETE))
+
+    # -- popping ------------------------------------------------------------------------
+    def pop(self) -> QueuedPodInfo | None:
+        """The next pod to schedule, now in flight; None if nothing can be tried now."""
+        self.flush_backoff_q_completed()
+        qpi, from_backoff = self.active_q.pop()
+        if qpi is None:
+            return None
+        src, event = (BACKOFF_Q, ce.POP_FROM_BACKOFF_Q) if from_backoff else (ACTIVE_Q, "Pop")
+        self.move_log.record(qpi.pod, src, IN_FLIGHT, event)
+        return qpi
+
+    def done(self, uid: str) -> None:
+        """The pod's attempt is over (upstream ``Done``): forget its in-flight events."""
+        self.active_q.done(uid)
+
+    # -- failures -----------------------------------------------------------------------
+    def add_unschedulable(self, qpi: QueuedPodInfo, error: bool = False) -> str | None:
+        """An attempt failed (upstream ``AddUnschedulableIfNotPresent``). ``error``: the
+        attempt failed with an error, not a rejection, so no plugin is to blame. Returns an
+        error message when the pod cannot be added."""
+        pod = qpi.pod
+        try:
+            if error:
+                qpi.unschedulable_plugins, qpi.pending_plugins = set(), set()
+            if self.pod_lister is not None:
+                current = self.pod_lister(pod)
+                if current is None or current.node_name:
+                    return f"pod {pod.key} no longer exists or is bound"
+            where = self.where(pod)
+            if where not in (None, IN_FLIGHT):
+                return f"pod {pod.key} is already present in {where}"
+            if not qpi.unschedulable_plugins and not qpi.pending_plugins:
+                qpi.consecutive_errors += 1
+            else:
+                qpi.unschedulable_count += 1
+                qpi.consecutive_errors = 0
+            qpi.timestamp = self.now()
+            qpi.backoff_expiration = 0.0
+            strategy = self._hint_for_in_flight_pod(qpi)
+            self.requeue_with_strategy(qpi, strategy, ce.SCHEDULE_ATTEMPT_FAILURE, IN_FLIGHT)
+            return None
+        finally:
+            self.done(pod.uid)
+
+    def _hint_for_in_flight_pod(self, qpi: QueuedPodInfo) -> QueueingStrategy:
+        """Upstream ``determineSchedulingHintForInFlightPod``."""
+        S = QueueingStrategy
+        if not qpi.unschedulable_plugins and not qpi.pending_plugins:
+            return S.QUEUE_AFTER_BACKOFF
+        events = self.active_q.cluster_events_for_pod(qpi.pod.uid)
+        if events is None:
+            log.debug("pod %s was not in flight", qpi.pod.key)
+            return S.QUEUE_AFTER_BACKOFF
+        strategy = S.QUEUE_SKIP
+        for e in events:
+            s = self.hints.is_pod_worth_requeuing(qpi, e.event, e.old, e.new)
+            if s == S.QUEUE_IMMEDIATELY:
+                return s
+            if s == S.QUEUE_AFTER_BACKOFF:
+                strategy = s
+                if not qpi.pending_plugins:
+                    return s
+        return strategy
+
+    # -- periodic flushes -----------------------------------------------------------------
+    def flush_backoff_q_completed(self) -> None:
+        for qpi in self.backoff_q.pop_all_backoff_completed():
+            self.move_to_active_q(qpi, ce.BACKOFF_COMPLETE, BACKOFF_Q)
+
+    def flush_unschedulable_pods_leftover(self) -> None:
+        """Retry pool pods that waited longer than podMaxInUnschedulablePodsDuration."""
+        now = self.now()
+        old = [q for q in self.unschedulable_pods if now - q.timestamp > self.max_in_unschedulable]
+        if old:
+            self.move_pods_to_active_or_backoff_queue(old, ce.EVENT_UNSCHEDULABLE_TIMEOUT, None, None)
+
+    def is_leftover_flush_tick(self, t: float) -> bool:
+        k = (t - self.started) / UNSCHEDULABLE_FLUSH_INTERVAL
+        return k >= 0 and math.isclose(k, round(k), abs_tol=1e-9)
+
+    def run_periodic_flushes(self) -> None:
+        """What upstream's timers do at the current time: flushBackoffQCompleted (every
+        second) and, on a 30 s tick, flushUnschedulablePodsLeftover."""
+        self.flush_backoff_q_completed()
+        if self.is_leftover_flush_tick(self.now()):
+            self.flush_unschedulable_pods_leftover()
+
+    def leftover_flushes(self) -> list[tuple[float, QueuedPodInfo]]:
+        """Pool pods the leftover flush would retry, with the tick at which it would."""
+        out = []
+        now, step = self.now(), UNSCHEDULABLE_FLUSH_INTERVAL
+        for q in self.unschedulable_pods:
+            if q.gated and not ce.match_any_cluster_event(
+                    ce.EVENT_UNSCHEDULABLE_TIMEOUT, self.hints.plugin_events.get(q.gating_plugin, ())):
+                continue
+            due = q.timestamp + self.max_in_unschedulable
+            tick = self.started + step * (math.floor((due - self.started) / step) + 1)
+            while tick <= now:
+                tick += step
+            out.append((tick, q))
+        return out
+
+    def backoff_completions(self) -> list[tuple[float, QueuedPodInfo]]:
+        return self.backoff_q.completions()
+
+    def next_backoff_expiry(self) -> float | None:
+        """When the next backoff completes (backoffQ and error backoffQ heads)."""
+        return self.backoff_q.next_completion()
 
     def empty_active(self) -> bool:
-        self.flush_backoff_completed()
-        return not any(q.pod is not None and self.in_queue.get(q.pod.uid) is q for _, _, q in self.active)
+        self.flush_backoff_q_completed()
+        return len(self.active_q) == 0

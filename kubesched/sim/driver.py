@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,13 +19,14 @@ from kubesched.api.objects import Pod
 from kubesched.cache.cache import Cache
 from kubesched.cluster.inprocess import ClusterChange, InProcessCluster
 from kubesched.config import SchedulerConfig, build_profiles
-from kubesched.framework.events import ActionType, ClusterEvent, Resource
 from kubesched.framework.interface import QueuedPodInfo
 from kubesched.plugins.preemption.pdb import disruptions_allowed
 from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
+from kubesched.queue.clusterevents import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE
 from kubesched.queue.scheduling_queue import SchedulingQueue
 from kubesched.scheduler import Attempt, Scheduler
 from kubesched.sim.clock import VirtualClock
+from kubesched.sim.timeline import Timeline
 
 MAX_ATTEMPTS_PER_POD = 50
 
@@ -52,10 +54,18 @@ class PodOutcome:
         return d
 
 
+def _priority_at_most(priority: int) -> Callable[[Pod], bool]:
+    """Upstream ``getLEPriorityPreCheck``."""
+    return lambda p: p.priority <= priority
+
+
 class Simulation:
     def __init__(self, manifest: Any, config: SchedulerConfig, seed: int = 0,
-                 tie_break: str = "random", explain: bool = False) -> None:
+                 tie_break: str = "random", explain: bool = False, timeline: bool = False) -> None:
         self.clock = VirtualClock()
+        self.timeline = Timeline(enabled=timeline)
+        self.generation = 0  # bumped by every cluster change
+        self._tried_at: dict[str, int] = {}  # pod uid -> generation at its last attempt
         self.cluster = InProcessCluster(self.clock.now)
         bound = [p for p in manifest.pods if p.node_name]
         # A PDB without status gets the budget the disruption controller would compute from
@@ -78,11 +88,10 @@ class Simulation:
         profiles = build_profiles(config, in_tree_registry(), DEFAULT_MULTIPOINT, self.sched.new_handle)
         for name, fw in profiles.items():
             self.sched.add_profile(name, fw)
-        first = next(iter(profiles.values()))
-        self.queue = SchedulingQueue(
-            first.queue_sort.sort_key, self.clock.now, pre_enqueue=self._pre_enqueue,
-            initial_backoff=float(config.pod_initial_backoff_seconds),
-            max_backoff=float(config.pod_max_backoff_seconds))
+        self.queue = SchedulingQueue.for_profiles(
+            profiles, self.clock.now, initial_backoff=float(config.pod_initial_backoff_seconds),
+            max_backoff=float(config.pod_max_backoff_seconds),
+            pod_lister=lambda p: self.cluster.pods.get(p.uid), listener=self.timeline.on_move)
         self.sched.queue = self.queue
         self.outcomes: dict[str, PodOutcome] = {}
         self.ignored: list[Pod] = []
@@ -98,27 +107,47 @@ class Simulation:
 
     # -- cluster changes, as informers would deliver them ---------------------------------
     def _on_change(self, ch: ClusterChange) -> None:
+        """Upstream's informer handlers (eventhandlers.go), with the objects of each event."""
+        self.generation += 1
+        pod, q = ch.pod, self.queue
         if ch.kind == "pod-bound":
-            self.cache.add_pod(ch.pod)
-            self.queue.move_on_event(ClusterEvent(Resource.AssignedPod, ActionType.Add))
+            q.done(pod.uid)  # upstream calls Done before PreBind/Bind
+            q.delete(pod)  # it left the unscheduled pods
+            self.cache.add_pod(pod)
+            self.timeline.bind(self.clock.now(), pod)
+            q.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_ADD, None, pod)
         elif ch.kind == "pod-deleted":
-            if ch.pod.node_name:
-                self.cache.remove_pod(ch.pod)
-                self.queue.move_on_event(ClusterEvent(Resource.AssignedPod, ActionType.Delete))
+            self.timeline.deleted(self.clock.now(), pod, self.cluster.deleted.get(pod.uid, (pod, ""))[1])
+            if pod.node_name:
+                self.cache.remove_pod(pod)
+                q.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_DELETE, pod, None)
             else:
-                self.queue.delete(ch.pod)
-            out = self.outcomes.get(ch.pod.uid)
+                q.delete(pod)
+                waiting = self.sched.waiting.get(pod.uid)
+                if waiting is not None:  # an assumed pod waiting at Permit frees its node
+                    waiting.reject("", "removed")
+                    q.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_DELETE, pod, None)
+                elif pod.nominated_node_name:  # its reservation on the nominated node is gone
+                    q.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_DELETE, pod, None,
+                                                          _priority_at_most(pod.priority))
+            out = self.outcomes.get(pod.uid)
             if out is not None:
                 out.status = "Preempted"
-        elif ch.kind == "pod-updated" and not ch.pod.node_name:
-            live = self.queue.in_queue.get(ch.pod.uid) or self.queue.unschedulable.get(ch.pod.uid)
-            if live is not None:
-                live.pod = ch.pod
+        elif ch.kind == "pod-updated" and not pod.node_name and pod.scheduler_name in self.sched.profiles:
+            if self.cache.is_assumed(pod):
+                return
+            old = ch.old
+            q.update(old, pod)
+            if old is not None and old.nominated_node_name and old.nominated_node_name != pod.nominated_node_name:
+                # as if the pod left its nominated node, for pods it was keeping out
+                q.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_DELETE, old, None,
+                                                      _priority_at_most(old.priority))
 
     # -- running ------------------------------------------------------------------------
     def _record(self, pod: Pod, att: Attempt) -> None:
         out = self.outcomes[pod.uid]
         out.attempts.append(att)
+        self.timeline.attempt(att.time, pod, att, len(out.attempts))
         if att.nominated_node:
             out.nominated_node = att.nominated_node
             out.preempted.extend(att.victims)
@@ -139,10 +168,18 @@ class Simulation:
                 out.message = last.message
 
     def _attempt(self, qpi: QueuedPodInfo) -> Attempt:
+        self._tried_at[qpi.pod.uid] = self.generation
         att = self.sched.schedule_one(qpi)
         self._record(qpi.pod, att)
         self.sched.process_waiting()
+        self._done_with_finished()
         return att
+
+    def _done_with_finished(self) -> None:
+        """Pods whose attempt is over (not waiting at Permit) are no longer in flight."""
+        for uid in self.queue.in_flight_uids():
+            if self.sched.waiting.get(uid) is None:
+                self.queue.done(uid)
 
     def run(self, single_pass: bool = False) -> None:
         if single_pass:
@@ -180,15 +217,30 @@ class Simulation:
         while budget > 0:
             qpi = self.queue.pop()
             if qpi is None:
-                times = [t for t in (self.queue.next_backoff_expiry(), self.sched.waiting.next_deadline())
-                         if t is not None]
-                if not times:
+                if not self._advance():
                     break
-                self.clock.advance_to(min(times))
-                self.sched.process_waiting()
                 continue
             budget -= 1
             self._attempt(qpi)
+
+    def _advance(self) -> bool:
+        """Nothing to try now: move the clock to the next thing upstream's timers would do
+        (a Permit timeout, an error backoff ending, a 30 s flush of pods that waited
+        podMaxInUnschedulablePodsDuration) and do it. A retry only counts as something if
+        the cluster changed since the pod's last attempt; when nothing counts, the
+        simulation is over (retrying would repeat the same failures forever)."""
+        wakeups = [(t, self._tried_at.get(q.pod.uid) != self.generation)
+                   for t, q in self.queue.backoff_completions() + self.queue.leftover_flushes()]
+        deadline = self.sched.waiting.next_deadline()
+        if deadline is not None:
+            wakeups.append((deadline, True))
+        if not any(useful for _, useful in wakeups):
+            return False
+        self.clock.advance_to(min(t for t, _ in wakeups))
+        self.queue.run_periodic_flushes()
+        self.sched.process_waiting()
+        self._done_with_finished()
+        return True
 
     # -- results ------------------------------------------------------------------------
     def results(self) -> list[PodOutcome]:
