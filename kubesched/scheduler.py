@@ -23,10 +23,11 @@ from kubesched.api.objects import Pod
 from kubesched.cache.cache import Cache
 from kubesched.cache.snapshot import Snapshot
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.interface import ClusterObjects, ClusterSink, QueuedPodInfo
+from kubesched.framework.interface import PODS_TO_ACTIVATE, ClusterObjects, ClusterSink, QueuedPodInfo
 from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Code, Status
 from kubesched.framework.waiting import WaitingPod, WaitingPods
+from kubesched.queue.clusterevents import EVENT_ASSIGNED_POD_DELETE
 from kubesched.queue.scheduling_queue import SchedulingQueue
 
 log = logging.getLogger(__name__)
@@ -179,6 +180,7 @@ class Scheduler:
         fw = self.profiles[pod.scheduler_name]
         self.cache.update_snapshot(self.snapshot)
         state = CycleState()
+        state.write(PODS_TO_ACTIVATE, {})
         att = Attempt(time=self.now())
         chosen = self._schedule_pod(fw, state, pod, att)
         if chosen is None:
@@ -389,6 +391,8 @@ class Scheduler:
         pod = qpi.pod
         assumed = dataclasses.replace(pod, node_name=node)
         self.cache.assume_pod(assumed)
+        if self.queue is not None:
+            self.queue.nominator.delete(pod)  # upstream assume(): the pod no longer needs it
         ctx = _BindingContext(fw, state, qpi, assumed, node, att)
         st = fw.run_reserve(state, assumed, node)
         if not st.success:
@@ -400,11 +404,21 @@ class Scheduler:
             self.waiting.add(WaitingPod(assumed, node, {p: now + t for p, t in waits.items()},
                                         context=ctx, waits=dict(waits)))
             att.result = "Waiting"
+            self._activate(state)
             return
         if not st.success:
             self._binding_failed(ctx, self._as_fit_error(st, node))
             return
+        self._activate(state)
         self._start_binding(ctx)
+
+    def _activate(self, state: CycleState) -> None:
+        """Move the pods plugins asked for (PodsToActivate) to activeQ."""
+        pods = state.get(PODS_TO_ACTIVATE)
+        if pods and self.queue is not None:
+            with self.lock:
+                self.queue.activate(pods)
+            pods.clear()
 
     @staticmethod
     def _as_fit_error(st: Status, node: str) -> Status:
@@ -446,14 +460,16 @@ class Scheduler:
         if st.success:
             st = fw.run_bind(state, ctx.assumed, node)
         if not st.success:
+            ctx.in_binding_cycle = True
             self._binding_failed(ctx, st)
             return
         with self.lock:
             self.cache.finish_binding(ctx.assumed, self.now())
-            if self.queue is not None:
-                self.queue.nominator.delete(ctx.qpi.pod)
             ctx.att.result = "Scheduled"
             ctx.att.chosen = node
+            if self.queue is not None:
+                self.queue.done(ctx.assumed.uid)
+        self._activate(state)
         self.sink.record_event(ctx.assumed, "Normal", "Scheduled",
                                f"Successfully assigned {ctx.assumed.key} to {node}")
         fw.run_post_bind(state, ctx.assumed, node)
@@ -467,6 +483,10 @@ class Scheduler:
         ctx.fw.run_unreserve(ctx.state, ctx.assumed, ctx.node)
         if self.cache.is_assumed(ctx.assumed):
             self.cache.forget_pod(ctx.assumed)
+        if ctx.qpi.pod.nominated_node_name:
+            # every failure but a FitError clears the nomination (upstream clearNominatedNode)
+            self._clear_nomination(ctx.qpi.pod)
+            ctx.qpi.pod = dataclasses.replace(ctx.qpi.pod, nominated_node_name="")
         att = ctx.att
         att.result = "Error" if st.code == Code.Error else "Unschedulable"
         att.message = st.message or f"plugin {st.plugin} rejected the pod"
@@ -477,6 +497,12 @@ class Scheduler:
         qpi.unschedulable_plugins = set(att.unschedulable_plugins)
         self._report_failure(qpi.pod, att)
         self._requeue(qpi, error=st.code == Code.Error)
+        if ctx.in_binding_cycle and self.queue is not None:
+            # upstream handleBindingCycleError: the forgotten pod freed room on its node
+            uid = ctx.assumed.uid
+            self.queue.move_all_to_active_or_backoff_queue(
+                EVENT_ASSIGNED_POD_DELETE, ctx.assumed, None,
+                (lambda p: p.uid != uid) if st.rejected else None)
 
     def _report_failure(self, pod: Pod, att: Attempt) -> None:
         """A FailedScheduling event and the PodScheduled=False condition (upstream
@@ -492,6 +518,7 @@ class Scheduler:
         if self.current_pod is not None:
             cur = self.current_pod(qpi.pod)
             if cur is None or cur.node_name:
+                self.queue.done(qpi.pod.uid)
                 return  # deleted or bound meanwhile: nothing to retry
             qpi.pod = dataclasses.replace(cur, nominated_node_name=qpi.pod.nominated_node_name)
         self.queue.add_unschedulable(qpi, error=error)
@@ -505,3 +532,4 @@ class _BindingContext:
     assumed: Pod
     node: str
     att: Attempt
+    in_binding_cycle: bool = False

@@ -53,16 +53,6 @@ class ClusterEvent:
     action: ActionType
     label: str = ""
 
-    def matches(self, incoming: "ClusterEvent") -> bool:
-        if self.resource == Resource.WildCard:
-            return True
-        res_ok = (self.resource == incoming.resource
-                  or (self.resource == Resource.Pod and incoming.resource in
-                      (Resource.AssignedPod, Resource.UnscheduledPod))
-                  or (incoming.resource == Resource.Pod and self.resource in
-                      (Resource.AssignedPod, Resource.UnscheduledPod)))
-        return res_ok and bool(self.action & incoming.action)
-
 
 QueueingHintFn = Callable[[Any, Any, Any], QueueingHint]  # (pod, old_obj, new_obj) -> hint
 

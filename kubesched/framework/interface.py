@@ -42,6 +42,11 @@ if TYPE_CHECKING:
     from kubesched.framework.nodetable import NodeTable
     from kubesched.framework.waiting import WaitingPod
 
+from kubesched.framework.cycle_state import StateKey
+
+# Pods a plugin wants moved to activeQ when this cycle ends (upstream PodsToActivateKey).
+PODS_TO_ACTIVATE: StateKey[dict[str, Pod]] = StateKey("kubernetes.io/pods-to-activate")
+
 MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
 MAX_TOTAL_SCORE = 2**63 - 1

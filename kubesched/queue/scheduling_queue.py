@@ -189,6 +189,20 @@ class SchedulingQueue(PodMover):
         self.move_log.record(qpi.pod, src, IN_FLIGHT, event)
         return qpi
 
+    def activate(self, pods: Mapping[str, Pod]) -> int:
+        """Move these pods from the unschedulable pool or backoffQ straight to activeQ
+        (upstream ``Activate``, used through the PodsToActivate cycle state); pods in flight
+        or already active are left alone. Returns how many moved."""
+        moved = 0
+        for pod in pods.values():
+            qpi = self.unschedulable_pods.get(pod) or self.backoff_q.get(pod)
+            if qpi is None:
+                continue
+            src = self.where(pod)
+            if self.move_to_active_q(qpi, ce.FORCE_ACTIVATE, src):
+                moved += 1
+        return moved
+
     def done(self, uid: str) -> None:
         """The pod's attempt is over (upstream ``Done``): forget its in-flight events."""
         self.active_q.done(uid)

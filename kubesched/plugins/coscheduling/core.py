@@ -33,6 +33,7 @@ from typing import Any
 from kubesched.api.objects import Pod
 from kubesched.api.podgroup import POD_GROUP_LABEL, PodGroup
 from kubesched.api.resources import PODS
+from kubesched.framework.interface import PODS_TO_ACTIVATE
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins.coscheduling.clusterresource import (
@@ -69,7 +70,7 @@ PERMIT_STATE_KEY: StateKey[PermitState] = StateKey("PermitCoscheduling")
 # Upstream framework.PodsToActivateKey: pods the scheduler moves to activeQ at the end of a
 # successful scheduling cycle ("namespace/name" -> pod). The scheduler must write an empty
 # dict under this key for the activation to be recorded (see the plugin package docs).
-PODS_TO_ACTIVATE_KEY: StateKey[dict[str, Pod]] = StateKey("kubernetes.io/pods-to-activate")
+PODS_TO_ACTIVATE_KEY = PODS_TO_ACTIVATE  # the framework's key, read by the scheduler
 
 
 def group_label(pod: Pod) -> str:
