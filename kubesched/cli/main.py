@@ -38,6 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     exp = sub.add_parser("explain", help="per-node, per-plugin explanation of one pod's scheduling")
     _common_sim_args(exp)
     exp.add_argument("pod", metavar="POD", help="NAMESPACE/NAME (or NAME in namespace default)")
+    from kubesched.cli import serve
+
+    serve.add_parser(sub)
     return parser
 
 
@@ -50,6 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from kubesched.cli import simulate
 
             return simulate.run(args)
+        if args.command == "serve":
+            from kubesched.cli import serve
+
+            return serve.run(args)
     except KubeschedError as exc:
         print(f"kubesched: error: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,79 @@
+"""``kubesched serve``: a Kubernetes-compatible API server on this machine.
+
+For now it runs the API server over a durable store in ``--data-dir`` (default
+``.kubesched/``), writes ``DATA_DIR/kubeconfig`` for kubectl, and creates ``--nodes``
+Node objects. Ctrl-C or SIGTERM stops it cleanly; starting it again with the same data
+directory brings every object back at the same resourceVersions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from kubesched.api.errors import KubeschedError, QuantityError
+from kubesched.api.quantity import parse_quantity
+
+log = logging.getLogger(__name__)
+
+DEFAULT_DATA_DIR = ".kubesched"
+DEFAULT_PORT = 6443
+
+
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = sub.add_parser("serve", help="run a Kubernetes-compatible API server that kubectl can drive")
+    p.add_argument("--data-dir", default=DEFAULT_DATA_DIR, metavar="DIR",
+                   help=f"store, kubeconfig and certificates (default {DEFAULT_DATA_DIR}/)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)")
+    p.add_argument("--token-file", metavar="FILE",
+                   help="require a bearer token from FILE (one per line; created with a random token if missing)")
+    p.add_argument("--tls", action="store_true", help="serve HTTPS with a generated self-signed CA (DATA_DIR/pki)")
+    p.add_argument("--nodes", type=int, default=0, metavar="N", help="create N nodes at start-up if absent")
+    p.add_argument("--node-cpu", default="8", metavar="Q", help="cpu of each created node (default 8)")
+    p.add_argument("--node-memory", default="32Gi", metavar="Q", help="memory of each created node (default 32Gi)")
+    p.add_argument("--node-pods", type=int, default=110, metavar="N", help="pods per created node (default 110)")
+    p.add_argument("--watch-history", type=int, default=10_000, metavar="N",
+                   help="revisions kept for resuming watches (older resumes get 410 Gone; default 10000)")
+    p.add_argument("--no-namespace-autoprovision", action="store_true",
+                   help="reject objects in namespaces that do not exist (default: create the namespace)")
+    p.add_argument("--bookmark-interval", type=float, default=60.0, metavar="SECONDS",
+                   help="seconds between watch bookmarks (default 60)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from kubesched.cluster.apiserver.bootstrap import NodeTemplate, ensure_nodes
+    from kubesched.cluster.apiserver.server import ApiServer, ServeOptions
+
+    for flag, value in (("--node-cpu", args.node_cpu), ("--node-memory", args.node_memory)):
+        try:
+            parse_quantity(value)
+        except QuantityError as exc:
+            raise KubeschedError(f"{flag}: {exc.message}") from None
+    if args.nodes < 0 or args.node_pods <= 0 or args.watch_history <= 0:
+        raise KubeschedError("--nodes, --node-pods and --watch-history must be positive")
+    data_dir = Path(args.data_dir).resolve()
+    opts = ServeOptions(data_dir=data_dir, host=args.host, port=args.port, tls=args.tls,
+                        token_file=Path(args.token_file).resolve() if args.token_file else None,
+                        watch_history=args.watch_history, bookmark_interval=args.bookmark_interval,
+                        autoprovision_namespaces=not args.no_namespace_autoprovision)
+    try:
+        server = ApiServer(opts)
+    except OSError as exc:
+        raise KubeschedError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    if args.nodes:
+        ensure_nodes(server.registry, args.nodes, NodeTemplate(args.node_cpu, args.node_memory, args.node_pods))
+    if args.host not in ("127.0.0.1", "localhost", "::1") and not (args.token_file and args.tls):
+        print(f"kubesched: warning: listening on {args.host} without both --token-file and --tls",
+              file=sys.stderr)
+    def ready() -> None:
+        print(f"kubesched API server listening on {server.url} (store: {data_dir / 'store.db'}, "
+              f"resourceVersion {server.store.rv})")
+        print(f"kubeconfig: {server.kubeconfig}")
+        print(f"export KUBECONFIG={server.kubeconfig}", flush=True)
+
+    server.serve(on_ready=ready)
+    print("kubesched API server stopped", flush=True)
+    return 0

@@ -1,0 +1,30 @@
+"""A Kubernetes-compatible API server over the SQLite store (``kubesched serve``).
+
+Map of the package, outermost first::
+
+    server.py        ApiServer: store + registry + uvicorn + housekeeping + Components
+    app.py           the ASGI app: metrics and auth middleware, routes, health, /metrics
+    handlers.py      REST paths and verbs -> registry calls (bodies, limits, Tables)
+    watchhttp.py     watch streams over HTTP (bookmarks, timeouts, 410 as ERROR event)
+    discovery.py     /api, /apis, aggregated discovery, /version
+    tables.py        server-side printing for kubectl get
+    registry.py      Registry: the in-process API (create/get/list/update/patch/delete)
+    watchapi.py      WatchStream: watch semantics (resume, selectors, initial events)
+    deletion.py      graceful deletion, finalizers, namespaces, the grace-period reaper
+    subresources.py  pods/binding, pods/eviction, deployments|replicasets/scale
+    strategy.py      per-kind behaviour (base, namespaces, services, events)
+    podstrategy.py   pods and nodes (kubesched.api defaulting and parsing)
+    schedstrategy.py priorityclasses, poddisruptionbudgets, podgroups
+    appsstrategy.py  deployments and replicasets
+    validation.py    names, labels, annotations; DecodeError -> 422 causes
+    selectors.py     labelSelector / fieldSelector parsing and matching
+    patch.py         merge, JSON and strategic merge patches
+    resources.py     the served resources, as data
+    errors.py        ApiError and Kubernetes Status objects
+    auth.py, tls.py, kubeconfig.py, metrics.py, bootstrap.py
+
+Controllers and simulated nodes plug in as :class:`~.server.Component` s: they receive
+the server and use ``server.registry`` (``create``/``get``/``list``/``update``/``patch``/
+``delete`` and :func:`~.watchapi.open_watch` for watches), or ``server.kubeconfig`` to go
+through HTTP like any other client.
+"""

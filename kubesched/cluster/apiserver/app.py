@@ -1,0 +1,132 @@
+"""The ASGI application: routes, middleware and the state handlers share.
+
+Layers, outermost first: request metrics (every response is counted, 401s included),
+bearer-token authentication, then Starlette routing to the REST endpoints
+(:mod:`.handlers`), discovery, ``/version``, health checks and ``/metrics``. The OpenAPI
+documents are minimal (:mod:`.openapi`): enough for kubectl's server-side validation
+check, and an empty ``/openapi/v2`` for older kubectl.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from kubesched.cluster.apiserver import discovery, errors as E, openapi
+from kubesched.cluster.apiserver.auth import BearerAuth
+from kubesched.cluster.apiserver.handlers import api_endpoint, json_response, status_response
+from kubesched.cluster.apiserver.metrics import CONTENT_TYPE, ApiMetrics
+from kubesched.cluster.apiserver.registry import Registry
+
+METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+DEFAULT_MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's --max-request-bytes default
+
+
+@dataclass(slots=True)
+class ApiConfig:
+    server_address: str = "127.0.0.1:6443"
+    max_body_bytes: int = DEFAULT_MAX_BODY
+    body_timeout: float = 60.0
+    bookmark_interval: float = 60.0
+    min_request_timeout: float = 1800.0
+    tokens: frozenset[str] = field(default_factory=frozenset)
+
+
+@dataclass(slots=True)
+class ApiServerState:
+    registry: Registry
+    config: ApiConfig
+    metrics: ApiMetrics
+    stopping: threading.Event = field(default_factory=threading.Event)
+    ready: threading.Event = field(default_factory=threading.Event)
+
+
+class RequestMetrics:
+    def __init__(self, app: ASGIApp, metrics: ApiMetrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        code = 500
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal code
+            if message["type"] == "http.response.start":
+                code = message["status"]
+            await send(message)
+
+        kind = "readOnly" if scope.get("method") == "GET" else "mutating"
+        gauge = self.metrics.inflight.labels(kind)
+        gauge.inc()
+        try:
+            await self.app(scope, receive, send_wrapper)
+        finally:
+            gauge.dec()
+            labels = scope.get("kubesched.labels") or {"verb": str(scope.get("method", "")), "component": "apiserver"}
+            self.metrics.observe(labels, code, started)
+
+
+def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGIApp, ApiServerState]:
+    config = config or ApiConfig()
+    state = ApiServerState(registry, config, ApiMetrics(registry.store))
+
+    async def version(request: Request) -> Response:
+        return json_response(discovery.version_info())
+
+    async def livez(request: Request) -> Response:
+        return PlainTextResponse("ok")
+
+    async def readyz(request: Request) -> Response:
+        if not state.ready.is_set() or state.stopping.is_set() or registry.store.closed:
+            return PlainTextResponse("[-]ready failed: not ready", status_code=503)
+        return PlainTextResponse("ok")
+
+    async def metrics(request: Request) -> Response:
+        return Response(await run_in_threadpool(state.metrics.render), media_type=CONTENT_TYPE)
+
+    async def not_found(request: Request) -> Response:
+        return status_response(E.not_found_path())
+
+    async def openapi_root(request: Request) -> Response:
+        return json_response(openapi.root(registry.table))
+
+    async def openapi_v2(request: Request) -> Response:
+        body, media = openapi.v2_document(request.headers.get("accept", ""))
+        return Response(body, media_type=media)
+
+    async def openapi_gv(request: Request) -> Response:
+        parts = request.path_params["rest"].strip("/").split("/")
+        doc = None
+        if len(parts) == 2 and parts[0] == "api":
+            doc = openapi.document(registry.table, "", parts[1])
+        elif len(parts) == 3 and parts[0] == "apis":
+            doc = openapi.document(registry.table, parts[1], parts[2])
+        if doc is None:
+            return status_response(E.not_found_path())
+        return json_response(doc)
+
+    routes = [
+        Route("/version", version), Route("/version/", version),
+        Route("/healthz", livez), Route("/livez", livez), Route("/readyz", readyz),
+        Route("/healthz/{rest:path}", livez), Route("/livez/{rest:path}", livez),
+        Route("/readyz/{rest:path}", readyz), Route("/metrics", metrics),
+        Route("/openapi/v2", openapi_v2), Route("/openapi/v3", openapi_root), Route("/openapi/v3/{rest:path}", openapi_gv),
+        Route("/api", api_endpoint, methods=METHODS), Route("/api/{rest:path}", api_endpoint, methods=METHODS),
+        Route("/apis", api_endpoint, methods=METHODS), Route("/apis/{rest:path}", api_endpoint, methods=METHODS),
+        Route("/{rest:path}", not_found, methods=METHODS),
+    ]
+    app = Starlette(routes=routes)
+    app.state.kubesched = state
+    return RequestMetrics(BearerAuth(app, config.tokens), state.metrics), state

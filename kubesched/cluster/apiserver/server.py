@@ -1,0 +1,208 @@
+"""Running the API server: store, registry, uvicorn, housekeeping, and in-process components.
+
+:class:`ApiServer` owns everything ``kubesched serve`` runs in one process:
+
+* the store (``DATA_DIR/store.db``) and the registry over it;
+* uvicorn serving the ASGI app on a socket bound before start-up (so ``--port 0`` works
+  and the kubeconfig names the real port), over HTTPS with ``--tls``;
+* a housekeeping thread that removes pods whose graceful deletion period ended;
+* :class:`Component` s: controllers, simulated nodes and the scheduler, added by their own
+  packages. Each gets the :class:`Registry` (in-process, same semantics as HTTP, watches
+  included) and the server's URL and kubeconfig (for those that must go through HTTP, like
+  the scheduler's client); they are started after the API is ready and stopped before the
+  store closes.
+
+uvicorn's limits protect the server from misbehaving clients: at most
+``limit_concurrency`` connections and tasks (503 beyond), 64 KiB of request headers,
+idle keep-alive connections closed after 30 s; request bodies are bounded in size and
+time by the handlers. Shutdown (SIGINT/SIGTERM, or :meth:`ApiServer.stop`) ends open
+watches at once, then waits up to 5 s for requests in flight.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import socket
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Protocol
+
+import uvicorn
+
+from kubesched.cluster.apiserver.app import DEFAULT_MAX_BODY, ApiConfig, build_app
+from kubesched.cluster.apiserver.auth import ensure_token_file
+from kubesched.cluster.apiserver.deletion import reap
+from kubesched.cluster.apiserver.kubeconfig import write_kubeconfig
+from kubesched.cluster.apiserver.registry import Registry
+from kubesched.cluster.apiserver.tls import TlsFiles, ensure_certificates
+from kubesched.cluster.store import DEFAULT_HISTORY, Store
+
+log = logging.getLogger(__name__)
+
+
+class Component(Protocol):
+    """Something that runs beside the API server, in the same process."""
+
+    name: str
+
+    def start(self, server: "ApiServer") -> None:
+        """Start (threads of its own); return promptly."""
+
+    def stop(self) -> None:
+        """Stop and wait for its threads; called before the store closes."""
+
+
+@dataclass(slots=True)
+class ServeOptions:
+    data_dir: Path
+    host: str = "127.0.0.1"
+    port: int = 6443
+    tls: bool = False
+    token_file: Path | None = None
+    watch_history: int = DEFAULT_HISTORY
+    bookmark_interval: float = 60.0
+    min_request_timeout: float = 1800.0
+    max_body_bytes: int = DEFAULT_MAX_BODY
+    limit_concurrency: int = 1000
+    reap_interval: float = 0.5
+    autoprovision_namespaces: bool = True
+
+
+class _Terminated(Exception):
+    """SIGTERM, re-raised by uvicorn after its graceful shutdown."""
+
+
+def _terminated(signum: int, frame: FrameType | None) -> None:
+    raise _Terminated()
+
+
+class _Uvicorn(uvicorn.Server):
+    def __init__(self, config: uvicorn.Config, on_exit: "ApiServer") -> None:
+        super().__init__(config)
+        self._owner = on_exit
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        self._owner._begin_shutdown()
+        super().handle_exit(sig, frame)
+
+
+class ApiServer:
+    def __init__(self, opts: ServeOptions, components: Sequence[Component] = ()) -> None:
+        self.opts = opts
+        self.components = list(components)
+        data = opts.data_dir
+        data.mkdir(parents=True, exist_ok=True)
+        self.store = Store(data / "store.db", history=opts.watch_history)
+        self.registry = Registry(self.store, autoprovision_namespaces=opts.autoprovision_namespaces)
+        self.registry.bootstrap()
+        tokens = ensure_token_file(opts.token_file) if opts.token_file else frozenset()
+        self.token = sorted(tokens)[0] if tokens else None
+        self.tls: TlsFiles | None = ensure_certificates(data / "pki", opts.host) if opts.tls else None
+        family = socket.AF_INET6 if ":" in opts.host else socket.AF_INET
+        # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say so, and
+        # without it a keep-alive client waits ~40 ms per response (Nagle + delayed ACK)
+        self.sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((opts.host, opts.port))
+        self.port = self.sock.getsockname()[1]
+        url_host = "127.0.0.1" if opts.host in ("0.0.0.0", "") else ("localhost" if opts.host == "::" else opts.host)
+        if ":" in url_host:
+            url_host = f"[{url_host}]"
+        self.url = f"{'https' if self.tls else 'http'}://{url_host}:{self.port}"
+        self.kubeconfig = write_kubeconfig(data / "kubeconfig", self.url,
+                                           ca_file=self.tls.ca_cert if self.tls else None, token=self.token)
+        self.app, self.state = build_app(self.registry, ApiConfig(
+            server_address=f"{url_host}:{self.port}", max_body_bytes=opts.max_body_bytes,
+            bookmark_interval=opts.bookmark_interval, min_request_timeout=opts.min_request_timeout,
+            tokens=tokens))
+        config = uvicorn.Config(
+            self.app, http="h11", loop="asyncio", lifespan="off", access_log=False, log_level="warning",
+            limit_concurrency=opts.limit_concurrency, timeout_keep_alive=30, timeout_graceful_shutdown=5,
+            h11_max_incomplete_event_size=64 * 1024, server_header=False,
+            ssl_certfile=str(self.tls.cert) if self.tls else None,
+            ssl_keyfile=str(self.tls.key) if self.tls else None)
+        self._server = _Uvicorn(config, self)
+        self._housekeeper: threading.Thread | None = None
+        self._thread: threading.Thread | None = None
+        self._started_components: list[Component] = []
+
+    # -- running ----------------------------------------------------------------------------
+    def serve(self, on_ready: Callable[[], None] | None = None) -> None:
+        """Serve until SIGINT/SIGTERM (main thread) or :meth:`stop`; then clean up.
+        ``on_ready`` is called (from another thread) once requests are accepted."""
+        if on_ready is not None:
+            threading.Thread(target=self._when_ready, args=(on_ready,), daemon=True).start()
+        self._housekeeper = threading.Thread(target=self._housekeeping, name="apiserver-housekeeping",
+                                             daemon=True)
+        self._housekeeper.start()
+        self.state.ready.set()
+        # uvicorn handles SIGINT/SIGTERM while serving, then re-raises the signal once it
+        # has shut down; make that re-raised SIGTERM an exception so clean-up still runs.
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGTERM, _terminated) if main else None
+        try:
+            for c in self.components:
+                c.start(self)
+                self._started_components.append(c)
+            self._server.run(sockets=[self.sock])
+        except (KeyboardInterrupt, _Terminated):
+            pass
+        finally:
+            if main:
+                signal.signal(signal.SIGTERM, previous)
+            self._begin_shutdown()
+            self._close()
+
+    def _when_ready(self, fn: Callable[[], None]) -> None:
+        while not self._server.started:
+            if self.state.stopping.wait(0.01):
+                return
+        fn()
+
+    def start_in_thread(self) -> threading.Thread:
+        """Serve in a background thread (tests, embedding); returns once it accepts requests."""
+        self._thread = threading.Thread(target=self.serve, name="apiserver", daemon=True)
+        self._thread.start()
+        for _ in range(200):
+            if self._server.started or not self._thread.is_alive():
+                break
+            threading.Event().wait(0.025)
+        return self._thread
+
+    def stop(self) -> None:
+        self._begin_shutdown()
+        self._server.should_exit = True
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=15)
+
+    def _begin_shutdown(self) -> None:
+        if self.state.stopping.is_set():
+            return
+        log.info("API server shutting down")
+        self.state.stopping.set()
+        self.store.hub.close_all()  # ends open watches now, not after the graceful timeout
+
+    def _close(self) -> None:
+        for c in reversed(self._started_components):
+            try:
+                c.stop()
+            except Exception:  # pragma: no cover - a component's bug must not keep the store open
+                log.exception("stopping %s", getattr(c, "name", c))
+        if self._housekeeper is not None:
+            self._housekeeper.join(timeout=5)
+        self.store.close()
+        self.sock.close()
+
+    def _housekeeping(self) -> None:
+        while not self.state.stopping.wait(self.opts.reap_interval):
+            try:
+                n = reap(self.registry)
+                if n:
+                    log.info("removed %d pod(s) whose grace period ended", n)
+            except Exception:  # pragma: no cover - keep housekeeping alive
+                if not self.store.closed:
+                    log.exception("housekeeping")

@@ -1,0 +1,175 @@
+"""Runs the real ``kubesched serve`` process for end-to-end tests, and talks to it with
+the real kubectl, the official ``kubernetes`` client, or raw HTTP (stdlib only)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import queue
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def kubectl_path() -> str:
+    path = shutil.which("kubectl")
+    if path is None:
+        pytest.skip("kubectl is not installed (.ci/run installs Debian's kubernetes-client)")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """One ``kubesched serve`` process over a data directory; restartable on the same port."""
+
+    def __init__(self, data_dir: Path, *args: str) -> None:
+        self.data_dir = data_dir
+        self.args = list(args)
+        self.port = free_port()
+        self.proc: subprocess.Popen[str] | None = None
+        self.url = ""
+        self.output: list[str] = []
+
+    # -- process --------------------------------------------------------------------------
+    def start(self, timeout: float = 30.0) -> "Server":
+        cmd = [sys.executable, "-m", "kubesched.cli.main", "serve", "--data-dir", str(self.data_dir),
+               "--port", str(self.port), *self.args]
+        self.data_dir.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.data_dir.parent / f"{self.data_dir.name}-stderr.log", "a") as log:
+            self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=log, text=True,
+                                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        lines: queue.Queue[str] = queue.Queue()
+
+        def pump(proc: subprocess.Popen[str]) -> None:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                self.output.append(line)
+                lines.put(line)
+
+        self._pump = threading.Thread(target=pump, args=(self.proc,), daemon=True)
+        self._pump.start()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = lines.get(timeout=0.2)
+            except queue.Empty:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"kubesched serve exited with {self.proc.returncode}: {self.output}")
+                continue
+            if "listening on " in line:
+                self.url = line.split("listening on ", 1)[1].split()[0]
+            if line.startswith("export KUBECONFIG="):
+                return self
+        raise TimeoutError(f"kubesched serve did not start: {self.output}")
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> int:
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        code = self.proc.wait(timeout)
+        self._pump.join(5)
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
+        return code
+
+    def restart(self) -> "Server":
+        self.stop()
+        return self.start()
+
+    @property
+    def kubeconfig(self) -> Path:
+        return self.data_dir / "kubeconfig"
+
+    # -- clients --------------------------------------------------------------------------
+    def kubectl(self, *args: str, check: bool = True, input: str | None = None,
+                timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        out = subprocess.run([kubectl_path(), *args], capture_output=True, text=True, input=input,
+                             timeout=timeout, env={**os.environ, "KUBECONFIG": str(self.kubeconfig)})
+        if check and out.returncode != 0:
+            raise AssertionError(f"kubectl {' '.join(args)} failed ({out.returncode}):\n{out.stdout}\n{out.stderr}")
+        return out
+
+    def client(self) -> Any:
+        from kubernetes import config
+
+        return config.new_client_from_config(config_file=str(self.kubeconfig))
+
+    def _auth(self) -> tuple[dict[str, str], ssl.SSLContext | None]:
+        cfg = yaml.safe_load(self.kubeconfig.read_text())
+        headers = {}
+        token = (cfg["users"][0].get("user") or {}).get("token")
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        ctx = None
+        ca = cfg["clusters"][0]["cluster"].get("certificate-authority-data")
+        if ca:
+            ctx = ssl.create_default_context(cadata=base64.b64decode(ca).decode())
+        return headers, ctx
+
+    def request(self, method: str, path: str, body: Any = None, *, raw: bytes | None = None,
+                content_type: str = "application/json", headers: dict[str, str] | None = None,
+                auth: bool = True, timeout: float = 30) -> tuple[int, Any]:
+        """(status, decoded JSON body or text); never raises for HTTP errors."""
+        hdrs, ctx = self._auth()
+        if not auth:
+            hdrs = {}
+        hdrs.update(headers or {})
+        data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        if data is not None:
+            hdrs.setdefault("Content-Type", content_type)
+        req = urllib.request.Request(self.url + path, data=data, method=method, headers=hdrs)
+        try:
+            with urllib.request.urlopen(req, timeout=timeout, context=ctx) as resp:
+                status, payload = resp.status, resp.read()
+        except urllib.error.HTTPError as exc:
+            status, payload = exc.code, exc.read()
+        try:
+            return status, json.loads(payload)
+        except ValueError:
+            return status, payload.decode(errors="replace")
+
+    def stream(self, path: str, timeout: float = 30) -> Iterator[dict[str, Any]]:
+        """The events of a watch request, as they arrive."""
+        hdrs, ctx = self._auth()
+        req = urllib.request.Request(self.url + path, headers=hdrs)
+        with urllib.request.urlopen(req, timeout=timeout, context=ctx) as resp:
+            for line in resp:
+                if line.strip():
+                    yield json.loads(line)
+
+
+def pod_manifest(name: str, cpu: str = "10m", **labels: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": labels or {"app": "load"}},
+            "spec": {"containers": [{"name": "c", "image": "registry.example/app:1",
+                                     "resources": {"requests": {"cpu": cpu, "memory": "16Mi"}}}]}}
+
+
+def started(base: Path, *args: str) -> Iterator[Server]:
+    """For fixtures: a started server over ``base/data``, stopped afterwards."""
+    server = Server(base / "data", *args).start()
+    try:
+        yield server
+    finally:
+        if server.proc is not None and server.proc.poll() is None:
+            server.stop()
