@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -152,6 +152,17 @@ class BatchFilterPlugin(Protocol):
 
     def filter_nodes(self, state: CycleState, pod: Pod, table: "NodeTable",
                      idx: np.ndarray) -> np.ndarray: ...
+
+
+@runtime_checkable
+class NodeLocalPlugin(Protocol):
+    """Optional, for batch plugins whose Filter/Score result for a node depends only on
+    that node's NodeTable row (and node-count-wide constants) and on the pod's
+    ``signature``: pods with equal signatures get equal results. The framework then keeps
+    each signature's results for every row and recomputes only rows that changed since
+    (upstream's opportunistic batching idea). Return None for "do not cache this pod"."""
+
+    def signature(self, pod: Pod) -> Hashable | None: ...
 
 
 @runtime_checkable

@@ -37,6 +37,10 @@ class NodeTable:
         self._taint_index: dict[tuple[Taint, ...], int] = {}
         self._images: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self.all = np.arange(n, dtype=np.intp)
+        # Rows rewritten since the table was built, in order: lets caches of per-node
+        # results recompute only what changed (see ``changed_since``).
+        self._log: list[int] = []
+        self._log_base = 0
         for i, ni in enumerate(self.infos):
             self._write_row(i, ni)
 
@@ -82,6 +86,22 @@ class NodeTable:
         """Rewrite row ``i`` after its NodeInfo changed (same node name)."""
         self.infos[i] = ni
         self._write_row(i, ni)
+        if len(self._log) >= 4 * self.size + 64:
+            self._log_base += len(self._log)
+            self._log.clear()
+        self._log.append(i)
+
+    @property
+    def version(self) -> int:
+        """A position in the change log; pass it to :meth:`changed_since` later."""
+        return self._log_base + len(self._log)
+
+    def changed_since(self, version: int) -> np.ndarray | None:
+        """Rows rewritten since ``version`` (unique), or None when that is too long ago."""
+        start = version - self._log_base
+        if start < 0:
+            return None
+        return np.unique(np.array(self._log[start:], dtype=np.intp))
 
     # -- labels -------------------------------------------------------------------------
     @staticmethod

@@ -12,7 +12,8 @@ pods of equal or higher priority go through upstream's two-pass per-node filteri
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -76,6 +77,46 @@ class RowNames(Sequence[str]):
         return iter(self._materialize())
 
 
+class SignatureCache:
+    """Per (plugin, Filter|Score, pod signature): the plugin's results for every NodeTable
+    row and the table version they are current at. Bounded (least recently used go)."""
+
+    MAX_ENTRIES = 64
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[Hashable, tuple[NodeTable, int, np.ndarray]] = OrderedDict()
+        self._seen: OrderedDict[Hashable, None] = OrderedDict()
+
+    def seen(self, key: Hashable) -> bool:
+        """True from the second time a key is asked for: caching pays off only for repeats."""
+        if key in self._seen:
+            self._seen.move_to_end(key)
+            return True
+        self._seen[key] = None
+        if len(self._seen) > 16 * self.MAX_ENTRIES:
+            self._seen.popitem(last=False)
+        return False
+
+    def lookup(self, key: Hashable, table: NodeTable) -> np.ndarray | None:
+        entry = self._entries.get(key)
+        if entry is None or entry[0] is not table:
+            return None
+        self._entries.move_to_end(key)
+        return entry[2]
+
+    def changed(self, key: Hashable, table: NodeTable) -> np.ndarray | None:
+        return table.changed_since(self._entries[key][1])
+
+    def mark(self, key: Hashable, table: NodeTable) -> None:
+        t, _, arr = self._entries[key]
+        self._entries[key] = (t, table.version, arr)
+
+    def store(self, key: Hashable, table: NodeTable, arr: np.ndarray) -> None:
+        self._entries[key] = (table, table.version, arr)
+        if len(self._entries) > self.MAX_ENTRIES:
+            self._entries.popitem(last=False)
+
+
 class FilterOutcome:
     """Result of filtering: feasible rows, and for each rejected row the rejecting plugin.
 
@@ -119,6 +160,9 @@ class Framework:
         self._batch_score = {pl.name for pl in self.points["score"] if isinstance(pl, BatchScorePlugin)}
         self._normalizes = {pl.name for pl in self.points["score"] if hasattr(pl, "normalize_score")}
         self._extensions_list = [pl for pl in self.points["preFilter"] if isinstance(pl, PreFilterExtensions)]
+        self._node_local = {pl.name for pts in (self.points["filter"], self.points["score"]) for pl in pts
+                            if hasattr(pl, "signature")}  # the NodeLocalPlugin protocol
+        self.results = SignatureCache()
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.nominated_pods_for_node: Callable[[str], Sequence[Pod]] = lambda name: ()
         # node name -> nominated pods, for every node that has any (set by the scheduler)
@@ -274,7 +318,7 @@ class Framework:
             if pl.name in state.skip_filter_plugins or alive.size == 0:
                 continue
             if pl.name in self._batch_filter:
-                res = _call(pl, "Filter", pl.filter_nodes, state, pod, table, alive)
+                res = self._batch(pl, "Filter", pl.filter_nodes, state, pod, table, alive)
                 if isinstance(res, Status):
                     for i in alive.tolist():
                         out.statuses[i] = res
@@ -308,6 +352,40 @@ class Framework:
             alive = np.array([i for i in idx.tolist() if i in ok_set], dtype=np.intp)
         out.feasible = alive
         return out
+
+    def _batch(self, pl: Any, what: str, fn: Callable[..., Any], state: CycleState, pod: Pod,
+               table: NodeTable, idx: np.ndarray) -> Any:
+        """Run a batch Filter/Score over rows ``idx``, through the signature cache for
+        node-local plugins."""
+        if pl.name not in self._node_local:
+            return _call(pl, what, fn, state, pod, table, idx)
+        sig = pl.signature(pod)
+        if sig is None:
+            return _call(pl, what, fn, state, pod, table, idx)
+        key = (pl.name, what, sig)
+        full = self.results.lookup(key, table)
+        if full is None:
+            if not self.results.seen(key):
+                return _call(pl, what, fn, state, pod, table, idx)  # first of its kind
+            res = _call(pl, what, fn, state, pod, table, table.all)
+            if isinstance(res, Status):
+                return res
+            full = np.asarray(res)
+            self.results.store(key, table, full)
+        else:
+            changed = self.results.changed(key, table)
+            if changed is None:
+                res = _call(pl, what, fn, state, pod, table, table.all)
+                if isinstance(res, Status):
+                    return res
+                full[:] = res
+            elif changed.size:
+                res = _call(pl, what, fn, state, pod, table, changed)
+                if isinstance(res, Status):
+                    return res
+                full[changed] = res
+            self.results.mark(key, table)
+        return full[idx]
 
     def status_of(self, state: CycleState, pod: Pod, table: NodeTable, out: FilterOutcome, i: int) -> Status:
         """The status of rejected row ``i``, from the rejecting plugin's per-node form."""
@@ -371,7 +449,7 @@ class Framework:
             if pl.name in state.skip_score_plugins:
                 continue
             if pl.name in self._batch_score:
-                res = _call(pl, "Score", pl.score_nodes, state, pod, table, idx)
+                res = self._batch(pl, "Score", pl.score_nodes, state, pod, table, idx)
                 if isinstance(res, Status):
                     return res
                 scores = np.array(res, dtype=np.int64)

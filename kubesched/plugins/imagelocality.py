@@ -9,6 +9,8 @@ does the float64 scaling, clamping and integer arithmetic as array operations.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -81,6 +83,10 @@ class ImageLocality:
 
     def _total_nodes(self) -> int:
         return len(self.handle.snapshot.node_infos)
+
+    def signature(self, pod: Pod) -> Hashable:
+        """Pods with the same images get the same results on a node (NodeLocalPlugin)."""
+        return tuple(_pod_images(pod))
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         images = _pod_images(pod)

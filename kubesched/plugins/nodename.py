@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from typing import Any
 
 import numpy as np
@@ -23,6 +25,10 @@ class NodeName:
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         pass
+
+    def signature(self, pod: Pod) -> Hashable:
+        """Pods with the same spec.nodeName get the same results on a node (NodeLocalPlugin)."""
+        return pod.node_name
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         if not pod.node_name or pod.node_name == node_info.name:

@@ -9,6 +9,8 @@ used port pass at once.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -78,6 +80,10 @@ class NodePorts:
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         pass
+
+    def signature(self, pod: Pod) -> Hashable:
+        """Pods with the same host ports get the same results on a node (NodeLocalPlugin)."""
+        return get_host_ports(pod)
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status]:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from typing import Any
 
 import numpy as np
@@ -29,6 +31,10 @@ class NodeUnschedulable:
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         pass
+
+    def signature(self, pod: Pod) -> Hashable:
+        """Pods with the same tolerations get the same results on a node (NodeLocalPlugin)."""
+        return pod.tolerations
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         node = node_info.node

@@ -8,6 +8,8 @@ Nodes share few distinct taint lists, so the batch form evaluates each distinct 
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -96,6 +98,10 @@ class TaintToleration:
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         self.handle = handle
+
+    def signature(self, pod: Pod) -> Hashable:
+        """Pods with the same tolerations get the same results on a node (NodeLocalPlugin)."""
+        return pod.tolerations
 
     # -- Filter -----------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:

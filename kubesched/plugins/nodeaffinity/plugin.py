@@ -8,6 +8,10 @@ PreFilter narrows the pod to named nodes when every required term pins
 
 from __future__ import annotations
 
+import json
+
+from collections.abc import Hashable
+
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -133,6 +137,12 @@ class NodeAffinity:
         self.handle = handle
 
     parse_args = staticmethod(parse_args)
+
+    def signature(self, pod: Pod) -> Hashable:
+        """Pods with the same nodeSelector and node affinity (as written) get the same results on a node (NodeLocalPlugin)."""
+        spec = pod.raw.get("spec") or {}
+        aff = (spec.get("affinity") or {}).get("nodeAffinity")
+        return json.dumps([spec.get("nodeSelector"), aff], sort_keys=True)
 
     # -- PreFilter / Filter -----------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Pod,

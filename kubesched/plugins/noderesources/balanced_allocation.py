@@ -11,6 +11,8 @@ by this plugin at all.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import logging
 import math
 from collections.abc import Mapping, Sequence
@@ -130,6 +132,10 @@ class BalancedAllocation:
             return s.pod_requests
         reqs = self.scorer.pod_requests(pod)
         return reqs if any(reqs) else None
+
+    def signature(self, pod: Pod) -> Hashable:
+        """Pods with the same requests get the same results on a node (NodeLocalPlugin)."""
+        return (tuple(sorted(pod.requests.items())), pod.non0_cpu, pod.non0_mem)
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         reqs = self._requests(state, pod)

@@ -12,6 +12,8 @@ DRA extended resources off.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -96,6 +98,10 @@ class Fit:
 
     def filter_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> np.ndarray:
         return fits_nodes(state.read(_PRE_FILTER_KEY), table, idx)
+
+    def signature(self, pod: Pod) -> Hashable:
+        """Pods with the same requests get the same results on a node (NodeLocalPlugin)."""
+        return (tuple(sorted(pod.requests.items())), pod.non0_cpu, pod.non0_mem)
 
     # -- PreScore / Score -----------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
