@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install fidelity lint clean
+.PHONY: run test install fidelity lint clean bench
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 	$(BIN)/lint-imports
 	$(BIN)/mypy
+
+## bench: micro-benchmarks of the hot paths (pytest-benchmark); `kubesched bench --suite` runs whole workloads
+bench: $(STAMP)
+	$(BIN)/python -m pytest benchmarks --benchmark-only
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -36,24 +36,24 @@ from kubesched.api.errors import DecodeError, QuantityError
 from kubesched.api.objects import Container, PriorityClass
 from kubesched.api.quantity import Quantity, parse_quantity
 from kubesched.api.resources import CPU, MEMORY, aggregate_requests
+from kubesched.api.validation import HIGHEST_USER_DEFINABLE_PRIORITY as HIGHEST_USER_DEFINABLE_PRIORITY
+from kubesched.api.validation import SYSTEM_CRITICAL_PRIORITY as SYSTEM_CRITICAL_PRIORITY
+from kubesched.api.validation import SYSTEM_PRIORITY_CLASS_VALUES
+from kubesched.api.validation import validate_priority_class as _validate_priority_class_fields
 
 log = logging.getLogger(__name__)
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_NAMESPACE = "default"
 PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
-HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
-SYSTEM_CRITICAL_PRIORITY = 2 * HIGHEST_USER_DEFINABLE_PRIORITY
 DEFAULT_TOLERATION_SECONDS = 300
 TAINT_NODE_NOT_READY = "node.kubernetes.io/not-ready"
 TAINT_NODE_UNREACHABLE = "node.kubernetes.io/unreachable"
 
 # The PriorityClasses every cluster has (upstream pkg/apis/scheduling/helpers.go).
 SYSTEM_PRIORITY_CLASSES: dict[str, PriorityClass] = {
-    "system-node-critical": PriorityClass("system-node-critical", SYSTEM_CRITICAL_PRIORITY + 1000,
-                                          False, PREEMPT_LOWER_PRIORITY),
-    "system-cluster-critical": PriorityClass("system-cluster-critical", SYSTEM_CRITICAL_PRIORITY,
-                                             False, PREEMPT_LOWER_PRIORITY),
+    name: PriorityClass(name, value, False, PREEMPT_LOWER_PRIORITY)
+    for name, value in SYSTEM_PRIORITY_CLASS_VALUES.items()
 }
 
 # Kinds kubesched knows that are not namespaced; every other kind is.
@@ -349,23 +349,10 @@ def apply_priority_class_defaults(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def validate_priority_class(pc: PriorityClass, existing: Iterable[PriorityClass] = ()) -> None:
-    """``ValidatePriorityClass`` and the Priority admission check on create: names starting
-    ``system-`` are reserved, user values are at most 1e9, only one global default."""
-    if pc.name.startswith("system-"):
-        spc = SYSTEM_PRIORITY_CLASSES.get(pc.name)
-        err = ""
-        if spc is None:
-            err = f"{pc.name} is not a known system priority class"
-        elif spc.value != pc.value:
-            err = f"value of {pc.name} PriorityClass must be {spc.value}"
-        elif spc.global_default != pc.global_default:
-            err = f"globalDefault of {pc.name} PriorityClass must be false"
-        if err:
-            raise DecodeError("Forbidden: priority class names with 'system-' prefix are reserved "
-                              f"for system use only. error: {err}", field="metadata.name")
-    elif pc.value > HIGHEST_USER_DEFINABLE_PRIORITY:
-        raise DecodeError(f"Forbidden: maximum allowed value of a user defined priority is "
-                          f"{HIGHEST_USER_DEFINABLE_PRIORITY}", field="value")
+    """``ValidatePriorityClass`` (:func:`kubesched.api.validation.validate_priority_class`:
+    names starting ``system-`` are reserved, user values are at most 1e9) and the Priority
+    admission check on create: only one global default."""
+    _validate_priority_class_fields(None, pc.name, pc.value, pc.global_default, pc.preemption_policy)
     if pc.global_default:
         for other in existing:
             if other.global_default:

@@ -2,8 +2,10 @@
 
 Each object keeps the dictionary it was decoded from in ``raw`` (unknown fields included)
 so it can be written back unchanged; the typed fields are what the scheduling core reads.
-Parsing validates what the API server would have rejected (quantities, selectors,
-operators), raising :class:`~kubesched.api.errors.DecodeError` with the field's path.
+Decoding rejects values of the wrong type and unparsable quantities, as the API server's
+decoding does; then each constructor runs the API server's validation
+(:mod:`kubesched.api.validation`), in upstream's order, before it reads the scheduling
+fields. Both raise :class:`~kubesched.api.errors.DecodeError` with the field's path.
 """
 
 from __future__ import annotations
@@ -15,16 +17,19 @@ from typing import Any
 from kubesched.api.errors import DecodeError
 from kubesched.api.resources import QuantityList, ResourceList, parse_resource_list, pod_resources, to_resource
 from kubesched.api.selectors import LabelSelector, NodeSelector, NodeSelectorTerm, PreferredTerm
+from kubesched.api.validation import (
+    PodParts, string_map, validate_namespace, validate_node, validate_pdb, validate_pod, validate_priority_class,
+)
+from kubesched.api.validation.scheduling import TAINT_EFFECTS as TAINT_EFFECTS
 
-TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+_LABELS = "ObjectMeta.metadata.labels"
+_ANNOTATIONS = "ObjectMeta.metadata.annotations"
 
 
-def _map(obj: Any, path: str) -> dict[str, str]:
-    if obj is None:
-        return {}
-    if not isinstance(obj, Mapping):
-        raise DecodeError("must be a map of strings", field=path)
-    return {str(k): "" if v is None else str(v) for k, v in obj.items()}
+def _map(obj: Any, path: str, go_field: str = _LABELS) -> dict[str, str]:
+    """A map of strings; a number or boolean value is rejected as the API server's JSON
+    decoding rejects it."""
+    return string_map(obj, path, go_field)
 
 
 def _list(obj: Any, path: str) -> list[Any]:
@@ -51,13 +56,10 @@ class Taint:
 
     @classmethod
     def parse(cls, obj: Any, path: str) -> "Taint":
-        if not isinstance(obj, Mapping) or not obj.get("key"):
-            raise DecodeError("key is required", field=f"{path}.key")
-        effect = obj.get("effect", "")
-        if effect not in TAINT_EFFECTS:
-            raise DecodeError(f'Unsupported value: "{effect}": supported values: '
-                              '"NoSchedule", "PreferNoSchedule", "NoExecute"', field=f"{path}.effect")
-        return cls(str(obj["key"]), str(obj.get("value") or ""), effect)
+        """Decode a taint (:func:`~kubesched.api.validation.validate_node` has checked it)."""
+        if not isinstance(obj, Mapping):
+            raise DecodeError("must be an object", field=path)
+        return cls(str(obj.get("key") or ""), str(obj.get("value") or ""), str(obj.get("effect") or ""))
 
     def to_string(self) -> str:
         """Upstream's ``Taint.ToString``: ``key=value:effect``."""
@@ -76,23 +78,13 @@ class Toleration:
 
     @classmethod
     def parse(cls, obj: Any, path: str) -> "Toleration":
+        """Decode a toleration (the pod's validation has checked it; no operator is Equal)."""
         if not isinstance(obj, Mapping):
             raise DecodeError("must be an object", field=path)
-        op = obj.get("operator") or "Equal"
-        if op not in ("Equal", "Exists"):
-            raise DecodeError(f'Unsupported value: "{op}": supported values: "Equal", "Exists"',
-                              field=f"{path}.operator")
+        op = str(obj.get("operator") or "Equal")
         key = str(obj.get("key") or "")
         value = str(obj.get("value") or "")
-        if op == "Exists" and value:
-            raise DecodeError("value must be empty when `operator` is 'Exists'", field=f"{path}.operator")
-        if not key and op != "Exists":
-            raise DecodeError("operator must be Exists when `key` is empty, which means "
-                              "\"match all values and all keys\"", field=f"{path}.operator")
         effect = str(obj.get("effect") or "")
-        if effect and effect not in TAINT_EFFECTS:
-            raise DecodeError(f'Unsupported value: "{effect}": supported values: '
-                              '"NoSchedule", "PreferNoSchedule", "NoExecute"', field=f"{path}.effect")
         secs = obj.get("tolerationSeconds")
         return cls(key, op, value, effect, None if secs is None else _int(secs, f"{path}.tolerationSeconds"))
 
@@ -138,14 +130,13 @@ class Container:
             pp = f"{path}.ports[{i}]"
             if not isinstance(p, Mapping):
                 raise DecodeError("must be an object", field=pp)
-            proto = p.get("protocol") or "TCP"
-            if proto not in ("TCP", "UDP", "SCTP"):
-                raise DecodeError(f'Unsupported value: "{proto}": supported values: "SCTP", "TCP", "UDP"',
-                                  field=f"{pp}.protocol")
             ports.append(ContainerPort(_int(p.get("containerPort"), f"{pp}.containerPort"),
                                        _int(p.get("hostPort"), f"{pp}.hostPort"),
-                                       proto, str(p.get("hostIP") or "")))
-        return cls(str(obj.get("name") or ""), str(obj.get("image") or ""), requests, limits,
+                                       str(p.get("protocol") or "TCP"), str(p.get("hostIP") or "")))
+        name = obj.get("name")
+        if name is not None and not isinstance(name, str):
+            raise DecodeError(f"must be a string, got {name!r}", field=f"{path}.name")
+        return cls(name or "", str(obj.get("image") or ""), requests, limits,
                    tuple(ports), obj.get("restartPolicy"))
 
 
@@ -163,8 +154,6 @@ class PodAffinityTerm:
         if not isinstance(obj, Mapping):
             raise DecodeError("must be an object", field=path)
         tk = obj.get("topologyKey") or ""
-        if not tk:
-            raise DecodeError("can not be empty", field=f"{path}.topologyKey")
         sel_raw = obj.get("labelSelector")
         mlk = tuple(str(k) for k in _list(obj.get("matchLabelKeys"), f"{path}.matchLabelKeys"))
         mmlk = tuple(str(k) for k in _list(obj.get("mismatchLabelKeys"), f"{path}.mismatchLabelKeys"))
@@ -218,8 +207,6 @@ class Affinity:
         pp = f"{path}.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"
         for i, t in enumerate(_list(na.get("preferredDuringSchedulingIgnoredDuringExecution"), pp)):
             w = _int(t.get("weight"), f"{pp}[{i}].weight")
-            if not 1 <= w <= 100:
-                raise DecodeError("must be in the range 1-100", field=f"{pp}[{i}].weight")
             term = NodeSelectorTerm.parse(t.get("preference") or {}, f"{pp}[{i}].preference")
             if not term.empty:
                 preferred.append(PreferredTerm(w, term))
@@ -236,8 +223,6 @@ class Affinity:
             out = []
             for i, t in enumerate(_list((obj.get(section) or {}).get(key), sp)):
                 w = _int(t.get("weight"), f"{sp}[{i}].weight")
-                if not 1 <= w <= 100:
-                    raise DecodeError("must be in the range 1-100", field=f"{sp}[{i}].weight")
                 out.append(WeightedPodAffinityTerm(w, PodAffinityTerm.parse(
                     t.get("podAffinityTerm"), f"{sp}[{i}].podAffinityTerm", ns, labels)))
             return tuple(out)
@@ -265,30 +250,13 @@ class TopologySpreadConstraint:
         if not isinstance(obj, Mapping):
             raise DecodeError("must be an object", field=path)
         skew = _int(obj.get("maxSkew"), f"{path}.maxSkew")
-        if skew <= 0:
-            raise DecodeError(f"must be greater than zero", field=f"{path}.maxSkew")
         tk = obj.get("topologyKey") or ""
-        if not tk:
-            raise DecodeError("can not be empty", field=f"{path}.topologyKey")
-        wu = obj.get("whenUnsatisfiable")
-        if wu not in ("DoNotSchedule", "ScheduleAnyway"):
-            raise DecodeError(f'Unsupported value: "{wu}": supported values: "DoNotSchedule", '
-                              '"ScheduleAnyway"', field=f"{path}.whenUnsatisfiable")
+        wu = str(obj.get("whenUnsatisfiable") or "")
         md = obj.get("minDomains")
         if md is not None:
             md = _int(md, f"{path}.minDomains")
-            if md <= 0:
-                raise DecodeError("must be greater than 0", field=f"{path}.minDomains")
-            if wu != "DoNotSchedule":
-                raise DecodeError("can only use minDomains if whenUnsatisfiable=DoNotSchedule",
-                                  field=f"{path}.minDomains")
-        policies = []
-        for key, default in (("nodeAffinityPolicy", "Honor"), ("nodeTaintsPolicy", "Ignore")):
-            v = obj.get(key) or default
-            if v not in ("Honor", "Ignore"):
-                raise DecodeError(f'Unsupported value: "{v}": supported values: "Honor", "Ignore"',
-                                  field=f"{path}.{key}")
-            policies.append(v)
+        policies = [str(obj.get(key) or default)
+                    for key, default in (("nodeAffinityPolicy", "Honor"), ("nodeTaintsPolicy", "Ignore"))]
         mlk = tuple(str(k) for k in _list(obj.get("matchLabelKeys"), f"{path}.matchLabelKeys"))
         sel_raw = obj.get("labelSelector")
         if mlk and sel_raw is not None:
@@ -347,36 +315,48 @@ class Pod:
         return tuple(c.image for c in self.containers)
 
     @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> "Pod":
+    def from_dict(cls, raw: dict[str, Any], *, validate: bool = True, require_limits: bool = True) -> "Pod":
+        """Decode and validate a pod as kube-apiserver does on create. ``validate=False``
+        only decodes: for test fixtures that, like upstream's scheduler test pods, never
+        went through an API server. ``require_limits=False``: see
+        :class:`~kubesched.api.validation.PodParts`."""
         meta = raw.get("metadata") or {}
         spec = raw.get("spec") or {}
         status = raw.get("status") or {}
         if not isinstance(meta, Mapping) or not isinstance(spec, Mapping) or not isinstance(status, Mapping):
             raise DecodeError("metadata, spec and status must be objects")
         name = meta.get("name")
-        if not name or not isinstance(name, str):
-            raise DecodeError("name or generateName is required", field="metadata.name")
+        if not name:
+            raise DecodeError("Required value: name or generateName is required", field="metadata.name")
+        if not isinstance(name, str):
+            raise DecodeError(f"must be a string, got {name!r}", field="metadata.name")
         ns = str(meta.get("namespace") or "default")
         labels = _map(meta.get("labels"), "metadata.labels")
+        annotations = _map(meta.get("annotations"), "metadata.annotations", _ANNOTATIONS)
+        node_selector = _map(spec.get("nodeSelector"), "spec.nodeSelector", "PodSpec.spec.nodeSelector")
         containers = tuple(Container.parse(c, f"spec.containers[{i}]")
                            for i, c in enumerate(_list(spec.get("containers"), "spec.containers")))
         inits = tuple(Container.parse(c, f"spec.initContainers[{i}]")
                       for i, c in enumerate(_list(spec.get("initContainers"), "spec.initContainers")))
         overhead = parse_resource_list(spec.get("overhead"), "spec.overhead")
-        pod_level = spec.get("resources") or {}
-        pod_level_req = parse_resource_list(pod_level.get("requests") if isinstance(pod_level, Mapping) else None,
-                                            "spec.resources.requests")
+        pod_level = spec.get("resources")
+        if pod_level is not None and not isinstance(pod_level, Mapping):
+            raise DecodeError("must be an object", field="spec.resources")
+        pod_level = pod_level or {}
+        pod_level_req = parse_resource_list(pod_level.get("requests"), "spec.resources.requests")
+        pod_level_lim = parse_resource_list(pod_level.get("limits"), "spec.resources.limits")
+        if validate:
+            validate_pod(meta, spec, PodParts(
+                containers=containers, inits=inits, labels=labels, annotations=annotations,
+                node_selector=node_selector, overhead=overhead, pod_requests=pod_level_req,
+                pod_limits=pod_level_lim, require_limits=require_limits))
         requests, non0_cpu, non0_mem = pod_resources(containers, inits, overhead, pod_level_req)
         tolerations = tuple(Toleration.parse(t, f"spec.tolerations[{i}]")
                             for i, t in enumerate(_list(spec.get("tolerations"), "spec.tolerations")))
         tsc = tuple(TopologySpreadConstraint.parse(t, f"spec.topologySpreadConstraints[{i}]", labels)
                     for i, t in enumerate(_list(spec.get("topologySpreadConstraints"),
                                                 "spec.topologySpreadConstraints")))
-        gates = []
-        for i, g in enumerate(_list(spec.get("schedulingGates"), "spec.schedulingGates")):
-            if not isinstance(g, Mapping) or not g.get("name"):
-                raise DecodeError("name is required", field=f"spec.schedulingGates[{i}].name")
-            gates.append(str(g["name"]))
+        gates = [str(g.get("name")) for g in _list(spec.get("schedulingGates"), "spec.schedulingGates")]
         pvcs = []
         for v in _list(spec.get("volumes"), "spec.volumes"):
             if isinstance(v, Mapping):
@@ -392,19 +372,16 @@ class Pod:
         for o in owners if isinstance(owners, list) else []:
             if isinstance(o, Mapping) and o.get("controller"):
                 owner_kind = str(o.get("kind") or "")
-        pp = spec.get("preemptionPolicy") or "PreemptLowerPriority"
-        if pp not in ("PreemptLowerPriority", "Never"):
-            raise DecodeError(f'Unsupported value: "{pp}": supported values: "Never", '
-                              '"PreemptLowerPriority"', field="spec.preemptionPolicy")
+        pp = str(spec.get("preemptionPolicy") or "PreemptLowerPriority")
         return cls(
             raw=raw, name=name, namespace=ns, uid=str(meta.get("uid") or f"{ns}/{name}"),
-            labels=labels, annotations=_map(meta.get("annotations"), "metadata.annotations"),
+            labels=labels, annotations=annotations,
             node_name=str(spec.get("nodeName") or ""),
             scheduler_name=str(spec.get("schedulerName") or "default-scheduler"),
             priority=_int(spec.get("priority"), "spec.priority"),
             priority_class_name=str(spec.get("priorityClassName") or ""),
             preemption_policy=pp, containers=containers, init_containers=inits,
-            node_selector=_map(spec.get("nodeSelector"), "spec.nodeSelector"),
+            node_selector=node_selector,
             affinity=Affinity.parse(spec.get("affinity"), "spec.affinity", ns, labels),
             tolerations=tolerations, spread_constraints=tsc, scheduling_gates=tuple(gates),
             pvc_names=tuple(pvcs), nominated_node_name=str(status.get("nominatedNodeName") or ""),
@@ -435,20 +412,32 @@ class Node:
     images: tuple[ImageState, ...]
 
     @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> "Node":
+    def from_dict(cls, raw: dict[str, Any], *, validate: bool = True) -> "Node":
+        """Decode and validate a node as kube-apiserver does on create (``validate=False``:
+        decode only, for test fixtures)."""
         meta = raw.get("metadata") or {}
         spec = raw.get("spec") or {}
         status = raw.get("status") or {}
+        if not isinstance(meta, Mapping) or not isinstance(spec, Mapping) or not isinstance(status, Mapping):
+            raise DecodeError("metadata, spec and status must be objects")
         name = meta.get("name")
-        if not name or not isinstance(name, str):
-            raise DecodeError("name is required", field="metadata.name")
-        taints = tuple(Taint.parse(t, f"spec.taints[{i}]")
-                       for i, t in enumerate(_list(spec.get("taints"), "spec.taints")))
+        if not name:
+            raise DecodeError("Required value: name or generateName is required", field="metadata.name")
+        if not isinstance(name, str):
+            raise DecodeError(f"must be a string, got {name!r}", field="metadata.name")
+        labels = _map(meta.get("labels"), "metadata.labels")
+        annotations = _map(meta.get("annotations"), "metadata.annotations", _ANNOTATIONS)
+        raw_taints = _list(spec.get("taints"), "spec.taints")
+        for i, t in enumerate(raw_taints):
+            if not isinstance(t, Mapping):
+                raise DecodeError("must be an object", field=f"spec.taints[{i}]")
+        capacity = parse_resource_list(status.get("capacity"), "status.capacity")
         alloc_raw = status.get("allocatable")
-        path = "status.allocatable"
-        if alloc_raw is None:
-            alloc_raw, path = status.get("capacity"), "status.capacity"
-        allocatable = to_resource(parse_resource_list(alloc_raw, path))
+        alloc = capacity if alloc_raw is None else parse_resource_list(alloc_raw, "status.allocatable")
+        if validate:
+            validate_node(meta, labels, annotations, raw_taints, capacity, {} if alloc_raw is None else alloc)
+        taints = tuple(Taint.parse(t, f"spec.taints[{i}]") for i, t in enumerate(raw_taints))
+        allocatable = to_resource(alloc)
         images = []
         for i, im in enumerate(_list(status.get("images"), "status.images")):
             if not isinstance(im, Mapping):
@@ -456,9 +445,7 @@ class Node:
             images.append(ImageState(tuple(str(n) for n in im.get("names") or ()),
                                      _int(im.get("sizeBytes"), f"status.images[{i}].sizeBytes")))
         return cls(raw=raw, name=name, uid=str(meta.get("uid") or name),
-                   labels=_map(meta.get("labels"), "metadata.labels"),
-                   annotations=_map(meta.get("annotations"), "metadata.annotations"),
-                   taints=taints, unschedulable=bool(spec.get("unschedulable")),
+                   labels=labels, annotations=annotations, taints=taints, unschedulable=bool(spec.get("unschedulable")),
                    allocatable=allocatable, images=tuple(images))
 
 
@@ -470,16 +457,23 @@ class PriorityClass:
     preemption_policy: str
 
     @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> "PriorityClass":
-        name = (raw.get("metadata") or {}).get("name")
-        if not name:
-            raise DecodeError("name is required", field="metadata.name")
-        if "value" not in raw:
-            raise DecodeError("value is required", field="value")
-        pp = raw.get("preemptionPolicy") or "PreemptLowerPriority"
-        if pp not in ("PreemptLowerPriority", "Never"):
-            raise DecodeError(f'Unsupported value: "{pp}"', field="preemptionPolicy")
-        return cls(str(name), _int(raw.get("value"), "value"), bool(raw.get("globalDefault")), pp)
+    def from_dict(cls, raw: dict[str, Any], *, validate: bool = True) -> "PriorityClass":
+        """Decode and validate (``ValidatePriorityClass``); an absent value is 0, as upstream's
+        non-optional int32 decodes."""
+        meta = raw.get("metadata") or {}
+        if not isinstance(meta, Mapping):
+            raise DecodeError("must be an object", field="metadata")
+        value = _int(raw.get("value"), "value")
+        if not -(2**31) <= value < 2**31:
+            raise DecodeError(f"json: cannot unmarshal number {value} into Go struct field "
+                              "PriorityClass.value of type int32", field="value")
+        pp = raw.get("preemptionPolicy")
+        if validate:
+            validate_priority_class(meta, str(meta.get("name") or ""), value, bool(raw.get("globalDefault")),
+                                    None if pp is None else str(pp))
+        elif not meta.get("name"):
+            raise DecodeError("Required value: name or generateName is required", field="metadata.name")
+        return cls(str(meta["name"]), value, bool(raw.get("globalDefault")), str(pp or "PreemptLowerPriority"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -492,24 +486,27 @@ class PodDisruptionBudget:
     disruptions_allowed: int | None  # status.disruptionsAllowed, when the status is given
 
     @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> "PodDisruptionBudget":
+    def from_dict(cls, raw: dict[str, Any], *, validate: bool = True) -> "PodDisruptionBudget":
+        """Decode and validate (policy ``ValidatePodDisruptionBudget``, then metadata)."""
         meta = raw.get("metadata") or {}
         spec = raw.get("spec") or {}
-        if not meta.get("name"):
-            raise DecodeError("name is required", field="metadata.name")
+        if not isinstance(meta, Mapping) or not isinstance(spec, Mapping):
+            raise DecodeError("metadata and spec must be objects")
         status = raw.get("status")
         allowed = None
         if isinstance(status, Mapping) and "disruptionsAllowed" in status:
             allowed = _int(status.get("disruptionsAllowed"), "status.disruptionsAllowed")
-        # A PDB with a nil selector matches nothing; an empty one matches every pod (policy/v1).
-        sel = LabelSelector.parse(spec.get("selector"), "spec.selector")
         for key in ("minAvailable", "maxUnavailable"):
             v = spec.get(key)
-            if v is not None and not isinstance(v, (int, str)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, str))):
                 raise DecodeError("must be an integer or a percentage", field=f"spec.{key}")
-            if isinstance(v, str) and not (v.endswith("%") and v[:-1].isdigit()):
-                raise DecodeError(f"a valid percent string must be a numeric string followed by "
-                                  f"an ending '%' ({v!r})", field=f"spec.{key}")
+        if validate:
+            validate_pdb(meta, _map(meta.get("labels"), "metadata.labels"),
+                         _map(meta.get("annotations"), "metadata.annotations", _ANNOTATIONS), spec)
+        elif not meta.get("name"):
+            raise DecodeError("Required value: name or generateName is required", field="metadata.name")
+        # A PDB with a nil selector matches nothing; an empty one matches every pod (policy/v1).
+        sel = LabelSelector.parse(spec.get("selector"), "spec.selector")
         return cls(str(meta.get("namespace") or "default"), str(meta["name"]), sel,
                    spec.get("minAvailable"), spec.get("maxUnavailable"), allowed)
 
@@ -520,10 +517,17 @@ class Namespace:
     labels: dict[str, str]
 
     @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> "Namespace":
+    def from_dict(cls, raw: dict[str, Any], *, validate: bool = True) -> "Namespace":
+        """Decode and validate (``ValidateNamespace``)."""
         meta = raw.get("metadata") or {}
-        if not meta.get("name"):
-            raise DecodeError("name is required", field="metadata.name")
+        spec = raw.get("spec") or {}
+        if not isinstance(meta, Mapping) or not isinstance(spec, Mapping):
+            raise DecodeError("metadata and spec must be objects")
         labels = _map(meta.get("labels"), "metadata.labels")
+        if validate:
+            validate_namespace(meta, labels, _map(meta.get("annotations"), "metadata.annotations", _ANNOTATIONS),
+                               spec)
+        elif not meta.get("name"):
+            raise DecodeError("Required value: name or generateName is required", field="metadata.name")
         labels.setdefault("kubernetes.io/metadata.name", str(meta["name"]))
         return cls(str(meta["name"]), labels)

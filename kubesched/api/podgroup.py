@@ -10,6 +10,7 @@ from typing import Any
 
 from kubesched.api.errors import DecodeError
 from kubesched.api.resources import ResourceList, parse_resource_list, to_resource
+from kubesched.api.validation import string_map, validate_pod_group
 
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 API_VERSION = "scheduling.x-k8s.io/v1alpha1"
@@ -30,11 +31,17 @@ class PodGroup:
         return f"{self.namespace}/{self.name}"
 
     @classmethod
-    def from_dict(cls, raw: Mapping[str, Any]) -> "PodGroup":
+    def from_dict(cls, raw: Mapping[str, Any], *, validate: bool = True) -> "PodGroup":
         meta = raw.get("metadata") or {}
         spec = raw.get("spec") or {}
-        if not meta.get("name"):
-            raise DecodeError("name is required", field="metadata.name")
+        if not isinstance(meta, Mapping) or not isinstance(spec, Mapping):
+            raise DecodeError("metadata and spec must be objects")
+        if validate:
+            validate_pod_group(meta, string_map(meta.get("labels"), "metadata.labels", "ObjectMeta.metadata.labels"),
+                               string_map(meta.get("annotations"), "metadata.annotations",
+                                          "ObjectMeta.metadata.annotations"))
+        elif not meta.get("name"):
+            raise DecodeError("Required value: name or generateName is required", field="metadata.name")
         mm = spec.get("minMember", 0)
         if isinstance(mm, bool) or not isinstance(mm, int) or mm < 0:
             raise DecodeError("must be a non-negative integer", field="spec.minMember")

@@ -38,9 +38,15 @@ def build_parser() -> argparse.ArgumentParser:
     exp = sub.add_parser("explain", help="per-node, per-plugin explanation of one pod's scheduling")
     _common_sim_args(exp)
     exp.add_argument("pod", metavar="POD", help="NAMESPACE/NAME (or NAME in namespace default)")
+    from kubesched.cli import bench
+
+    bench.add_parser(sub)
     from kubesched.cli import serve
 
     serve.add_parser(sub)
+    from kubesched.cli import node
+
+    node.add_parser(sub)
     return parser
 
 
@@ -53,10 +59,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             from kubesched.cli import simulate
 
             return simulate.run(args)
+        if args.command == "bench":
+            from kubesched.cli import bench
+
+            return bench.run(args)
         if args.command == "serve":
             from kubesched.cli import serve
 
             return serve.run(args)
+        if args.command == "node":
+            from kubesched.cli import node
+
+            return node.run(args)
     except KubeschedError as exc:
         print(f"kubesched: error: {exc}", file=sys.stderr)
         return 2

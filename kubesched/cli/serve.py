@@ -1,9 +1,11 @@
 """``kubesched serve``: a Kubernetes-compatible API server on this machine.
 
-For now it runs the API server over a durable store in ``--data-dir`` (default
-``.kubesched/``), writes ``DATA_DIR/kubeconfig`` for kubectl, and creates ``--nodes``
-Node objects. Ctrl-C or SIGTERM stops it cleanly; starting it again with the same data
-directory brings every object back at the same resourceVersions.
+It runs the API server over a durable store in ``--data-dir`` (default
+``.kubesched/``), writes ``DATA_DIR/kubeconfig`` for kubectl, creates ``--nodes``
+Node objects, and runs the kubesched scheduler inside (``--config``; ``--no-scheduler``
+leaves it out), which lists, watches and binds through the server's HTTP API. Ctrl-C or
+SIGTERM stops it cleanly; starting it again with the same data directory brings every
+object back at the same resourceVersions.
 """
 
 from __future__ import annotations
@@ -12,9 +14,15 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kubesched.api.errors import KubeschedError, QuantityError
 from kubesched.api.quantity import parse_quantity
+from kubesched.cli import serve_cluster
+
+if TYPE_CHECKING:
+    from kubesched.config import SchedulerConfig
+    from kubesched.live import SchedulerComponent
 
 log = logging.getLogger(__name__)
 
@@ -41,10 +49,14 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="reject objects in namespaces that do not exist (default: create the namespace)")
     p.add_argument("--bookmark-interval", type=float, default=60.0, metavar="SECONDS",
                    help="seconds between watch bookmarks (default 60)")
+    serve_cluster.add_flags(p)
+    p.add_argument("--config", metavar="FILE",
+                   help="KubeSchedulerConfiguration of the scheduler inside (default: upstream's defaults)")
+    p.add_argument("--no-scheduler", action="store_true",
+                   help="run without the scheduler (pods stay Pending unless another scheduler binds them)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from kubesched.cluster.apiserver.bootstrap import NodeTemplate, ensure_nodes
     from kubesched.cluster.apiserver.server import ApiServer, ServeOptions
 
     for flag, value in (("--node-cpu", args.node_cpu), ("--node-memory", args.node_memory)):
@@ -54,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
             raise KubeschedError(f"{flag}: {exc.message}") from None
     if args.nodes < 0 or args.node_pods <= 0 or args.watch_history <= 0:
         raise KubeschedError("--nodes, --node-pods and --watch-history must be positive")
+    config = None if args.no_scheduler else _load_config(args)
+    node_pools = serve_cluster.pools(args)
     data_dir = Path(args.data_dir).resolve()
     opts = ServeOptions(data_dir=data_dir, host=args.host, port=args.port, tls=args.tls,
                         token_file=Path(args.token_file).resolve() if args.token_file else None,
@@ -63,8 +77,15 @@ def run(args: argparse.Namespace) -> int:
         server = ApiServer(opts)
     except OSError as exc:
         raise KubeschedError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
-    if args.nodes:
-        ensure_nodes(server.registry, args.nodes, NodeTemplate(args.node_cpu, args.node_memory, args.node_pods))
+    serve_cluster.create_nodes(server.registry, node_pools)
+    server.components.extend(serve_cluster.components(args))
+    if config is not None:
+        try:
+            server.components.append(_scheduler(args, config, server.kubeconfig))
+        except KubeschedError:
+            server.store.close()
+            server.sock.close()
+            raise
     if args.host not in ("127.0.0.1", "localhost", "::1") and not (args.token_file and args.tls):
         print(f"kubesched: warning: listening on {args.host} without both --token-file and --tls",
               file=sys.stderr)
@@ -77,3 +98,30 @@ def run(args: argparse.Namespace) -> int:
     server.serve(on_ready=ready)
     print("kubesched API server stopped", flush=True)
     return 0
+
+
+def _load_config(args: argparse.Namespace) -> "SchedulerConfig":
+    from kubesched.config import load_config
+    from kubesched.plugins.registry import in_tree_registry
+
+    return load_config(args.config, in_tree_registry())
+
+
+def _scheduler(args: argparse.Namespace, config: "SchedulerConfig", kubeconfig: Path) -> "SchedulerComponent":
+    """The scheduler inside: a LiveScheduler that talks to this server over HTTP through
+    the kubeconfig it wrote, with the same client code as against a real cluster."""
+    from kubesched.cluster.kube import KubeClient
+    from kubesched.live import LiveScheduler, SchedulerComponent
+
+    cc = config.client_connection
+    client = KubeClient.connect(str(kubeconfig), qps=cc.qps, burst=cc.burst)
+    try:
+        live = LiveScheduler(config, client)
+    except KubeschedError as exc:  # a profile that cannot be built: name the file it came from
+        raise KubeschedError(f"{args.config}: {exc}" if args.config else str(exc)) from exc
+
+    def ready(s: LiveScheduler) -> None:
+        print(f"kubesched scheduler running (profiles: {', '.join(s.profiles)}; "
+              f"{len(s.nodes)} nodes, {len(s.pods)} pods)", flush=True)
+
+    return SchedulerComponent(live, on_ready=ready)

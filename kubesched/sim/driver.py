@@ -19,10 +19,10 @@ from kubesched.api.objects import Pod
 from kubesched.cache.cache import Cache
 from kubesched.cluster.inprocess import ClusterChange, InProcessCluster
 from kubesched.config import SchedulerConfig, build_profiles
+from kubesched.eventhandlers import EventHandlers
 from kubesched.framework.interface import QueuedPodInfo
 from kubesched.plugins.preemption.pdb import disruptions_allowed
 from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
-from kubesched.queue.clusterevents import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE
 from kubesched.queue.scheduling_queue import SchedulingQueue
 from kubesched.scheduler import Attempt, Scheduler
 from kubesched.sim.clock import VirtualClock
@@ -52,11 +52,6 @@ class PodOutcome:
         if explain:
             d["attempts"] = [a.to_json() for a in self.attempts]
         return d
-
-
-def _priority_at_most(priority: int) -> Callable[[Pod], bool]:
-    """Upstream ``getLEPriorityPreCheck``."""
-    return lambda p: p.priority <= priority
 
 
 class Simulation:
@@ -93,6 +88,7 @@ class Simulation:
             max_backoff=float(config.pod_max_backoff_seconds),
             pod_lister=lambda p: self.cluster.pods.get(p.uid), listener=self.timeline.on_move)
         self.sched.queue = self.queue
+        self.handlers = EventHandlers(self.sched)
         self.outcomes: dict[str, PodOutcome] = {}
         self.ignored: list[Pod] = []
         for p in sorted((p for p in self.cluster.pods.values() if not p.node_name), key=lambda p: p.seq):
@@ -107,41 +103,20 @@ class Simulation:
 
     # -- cluster changes, as informers would deliver them ---------------------------------
     def _on_change(self, ch: ClusterChange) -> None:
-        """Upstream's informer handlers (eventhandlers.go), with the objects of each event."""
+        """Upstream's informer handlers (kubesched.eventhandlers), with the objects of each event."""
         self.generation += 1
-        pod, q = ch.pod, self.queue
+        pod = ch.pod
         if ch.kind == "pod-bound":
-            q.done(pod.uid)  # upstream calls Done before PreBind/Bind
-            q.delete(pod)  # it left the unscheduled pods
-            self.cache.add_pod(pod)
             self.timeline.bind(self.clock.now(), pod)
-            q.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_ADD, None, pod)
+            self.handlers.on_pod_update(ch.old if ch.old is not None else pod, pod)
         elif ch.kind == "pod-deleted":
             self.timeline.deleted(self.clock.now(), pod, self.cluster.deleted.get(pod.uid, (pod, ""))[1])
-            if pod.node_name:
-                self.cache.remove_pod(pod)
-                q.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_DELETE, pod, None)
-            else:
-                q.delete(pod)
-                waiting = self.sched.waiting.get(pod.uid)
-                if waiting is not None:  # an assumed pod waiting at Permit frees its node
-                    waiting.reject("", "removed")
-                    q.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_DELETE, pod, None)
-                elif pod.nominated_node_name:  # its reservation on the nominated node is gone
-                    q.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_DELETE, pod, None,
-                                                          _priority_at_most(pod.priority))
+            self.handlers.on_pod_delete(pod)
             out = self.outcomes.get(pod.uid)
             if out is not None:
                 out.status = "Preempted"
-        elif ch.kind == "pod-updated" and not pod.node_name and pod.scheduler_name in self.sched.profiles:
-            if self.cache.is_assumed(pod):
-                return
-            old = ch.old
-            q.update(old, pod)
-            if old is not None and old.nominated_node_name and old.nominated_node_name != pod.nominated_node_name:
-                # as if the pod left its nominated node, for pods it was keeping out
-                q.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_DELETE, old, None,
-                                                      _priority_at_most(old.priority))
+        elif ch.kind == "pod-updated" and ch.old is not None:
+            self.handlers.on_pod_update(ch.old, pod)
 
     # -- running ------------------------------------------------------------------------
     def _record(self, pod: Pod, att: Attempt) -> None:

@@ -39,14 +39,14 @@ def pod(containers: tuple[dict[str, str], ...] = (), name: str = "p", node: str 
     if node:
         spec["nodeName"] = node
     return Pod.from_dict({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
-                          "spec": spec})
+                          "spec": spec}, validate=False)
 
 
 def make_node(name: str, milli_cpu: int, memory: int, extended: dict[str, int] | None = None) -> Node:
     """``makeNode`` of upstream's test_util.go."""
     r = {"cpu": f"{milli_cpu}m", "memory": str(memory), **{k: str(v) for k, v in (extended or {}).items()}}
     return Node.from_dict({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
-                           "status": {"capacity": r, "allocatable": r}})
+                           "status": {"capacity": r, "allocatable": r}}, validate=False)
 
 
 def run(p: Pod, existing: list[tuple[str, tuple[dict[str, str], ...]]], nodes: list[Node],

@@ -33,7 +33,7 @@ AFF = (Code.UnschedulableAndUnresolvable, ("node(s) didn't match pod affinity ru
 ANTI = (Code.Unschedulable, ("node(s) didn't match pod anti-affinity rules",))
 EXIST = (Code.Unschedulable, ("node(s) didn't satisfy existing pods anti-affinity rules",))
 
-NAMESPACES = [Namespace.from_dict({"metadata": {"name": n, "labels": {"team": t}}})
+NAMESPACES = [Namespace.from_dict({"metadata": {"name": n, "labels": {"team": t}}}, validate=False)
               for n, t in (("subteam1.team1", "team1"), ("subteam2.team1", "team1"),
                            ("subteam1.team2", "team2"), ("subteam2.team2", "team2"))]
 
@@ -72,7 +72,7 @@ def pod(labels: dict[str, str] | None = None, node: str = "", ns: str = "", name
 
 
 def node(name: str, labels: dict[str, str]) -> Node:
-    return Node.from_dict({"metadata": {"name": name, "labels": dict(labels)}})
+    return Node.from_dict({"metadata": {"name": name, "labels": dict(labels)}}, validate=False)
 
 
 def run(incoming: Pod, pods: list[Pod], nodes: list[Node],
@@ -276,7 +276,7 @@ MULTI: list[tuple[str, Pod, list[Pod], list[Node], bool, list[Any]]] = [
 @pytest.mark.parametrize("incoming,pods,nodes,skip,want", [c[1:] for c in MULTI], ids=[c[0] for c in MULTI])
 def test_required_affinity_multiple_nodes(incoming: Pod, pods: list[Pod], nodes: list[Node], skip: bool,
                                           want: list[Any]) -> None:
-    check(incoming, pods, nodes, want, skip, [Namespace.from_dict({"metadata": {"name": "NS1"}})])
+    check(incoming, pods, nodes, want, skip, [Namespace.from_dict({"metadata": {"name": "NS1"}}, validate=False)])
 
 
 # -- TestPreFilterDisabled ----------------------------------------------------------------

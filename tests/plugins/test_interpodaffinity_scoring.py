@@ -26,7 +26,7 @@ from kubesched.testing.handle import handle_for
 from kubesched.testing.harness import score_all
 from kubesched.testing.wrappers import make_pod
 
-NAMESPACES = [Namespace.from_dict({"metadata": {"name": n, "labels": {"team": t}}})
+NAMESPACES = [Namespace.from_dict({"metadata": {"name": n, "labels": {"team": t}}}, validate=False)
               for n, t in (("subteam1.team1", "team1"), ("subteam2.team1", "team1"),
                            ("subteam1.team2", "team2"), ("subteam2.team2", "team2"))]
 SKIP = "skip"
@@ -96,7 +96,7 @@ def pod(labels: dict[str, str] | None = None, node: str = "", ns: str = "",
 
 
 def node(name: str, labels: dict[str, str]) -> Node:
-    return Node.from_dict({"metadata": {"name": name, "labels": dict(labels)}})
+    return Node.from_dict({"metadata": {"name": name, "labels": dict(labels)}}, validate=False)
 
 
 def nodes_of(*labels: dict[str, str]) -> list[Node]:

@@ -60,11 +60,11 @@ def pod(affinity: dict[str, Any] | None = None, node_selector: dict[str, str] | 
         spec["affinity"] = affinity
     if node_selector is not None:
         spec["nodeSelector"] = node_selector
-    return Pod.from_dict({"metadata": {"name": "p", "namespace": "default"}, "spec": spec})
+    return Pod.from_dict({"metadata": {"name": "p", "namespace": "default"}, "spec": spec}, validate=False)
 
 
 def node(name: str, labels: dict[str, str] | None = None) -> Node:
-    return Node.from_dict({"metadata": {"name": name, "labels": dict(labels or {})}})
+    return Node.from_dict({"metadata": {"name": name, "labels": dict(labels or {})}}, validate=False)
 
 
 def plugin(added: dict[str, Any] | None, handle: Any = None) -> NodeAffinity:

@@ -31,10 +31,10 @@ def port_pod(name: str, node: str, *infos: str, uid: str = "") -> Pod:
     spec: dict[str, Any] = {"containers": [{"name": "c", "ports": ports}]}
     if node:
         spec["nodeName"] = node
-    return Pod.from_dict({"metadata": meta, "spec": spec})
+    return Pod.from_dict({"metadata": meta, "spec": spec}, validate=False)
 
 
-M1 = Node.from_dict({"metadata": {"name": "m1"}})
+M1 = Node.from_dict({"metadata": {"name": "m1"}}, validate=False)
 
 
 def run_both(pod: Pod, existing: list[Pod]) -> tuple[Any, Any, Any]:
@@ -86,7 +86,7 @@ def test_node_ports(wanted: list[str], used: list[str], want: str | None) -> Non
 
 
 def test_skip_filter_without_host_ports() -> None:
-    pre, _, _ = run_both(Pod.from_dict({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}}), [])
+    pre, _, _ = run_both(Pod.from_dict({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}}, validate=False), [])
     assert pre.code == Code.Skip
 
 
@@ -107,7 +107,7 @@ def test_sidecar_init_container_ports_count() -> None:
             {"name": "init", "ports": [{"containerPort": 1, "hostPort": 1}]},
             {"name": "sidecar", "restartPolicy": "Always", "ports": [{"containerPort": 2, "hostPort": 2},
                                                                        {"containerPort": 3}]}],
-        "containers": [{"name": "c", "ports": [{"containerPort": 4, "hostPort": 4}]}]}})
+        "containers": [{"name": "c", "ports": [{"containerPort": 4, "hostPort": 4}]}]}}, validate=False)
     assert [p.host_port for p in get_host_ports(pod)] == [2, 4]
     pre, st, ok = run_both(pod, [port_pod("e", "m1", "TCP/0.0.0.0/2")])
     assert pre.success and st.code == Code.Unschedulable and not ok
@@ -120,10 +120,10 @@ WANTS_8080 = port_pod("p", "", "TCP//8080")
 
 @pytest.mark.parametrize("deleted,want", [
     pytest.param("not-a-pod", QueueingHint.Queue, id="backoff-wrong-old-object"),
-    pytest.param(Pod.from_dict({"metadata": {"name": "d"}, "spec": {"containers": [{"name": "c"}]}}),
+    pytest.param(Pod.from_dict({"metadata": {"name": "d"}, "spec": {"containers": [{"name": "c"}]}}, validate=False),
                  QueueingHint.QueueSkip, id="skip-queue-on-unscheduled"),
     pytest.param(Pod.from_dict({"metadata": {"name": "d"}, "spec": {"nodeName": "fake-node",
-                                                                    "containers": [{"name": "c"}]}}),
+                                                                    "containers": [{"name": "c"}]}}, validate=False),
                  QueueingHint.QueueSkip, id="skip-queue-on-non-hostport"),
     pytest.param(port_pod("d", "fake-node", "TCP//8081"), QueueingHint.QueueSkip,
                  id="skip-queue-on-unrelated-hostport"),
@@ -141,7 +141,7 @@ def test_batch_agrees_with_per_node_on_random_clusters() -> None:
         return f"{rng.choice(protos)}/{rng.choice(ips)}/{rng.choice(ports)}"
 
     for _ in range(30):
-        nodes = [Node.from_dict({"metadata": {"name": f"n{i}"}}) for i in range(10)]
+        nodes = [Node.from_dict({"metadata": {"name": f"n{i}"}}, validate=False) for i in range(10)]
         existing = [port_pod(f"e{j}", f"n{rng.randrange(10)}", *[info() for _ in range(rng.randrange(1, 3))])
                     for j in range(rng.randrange(12))]
         pod = port_pod("p", "", *[info() for _ in range(rng.randrange(1, 3))])

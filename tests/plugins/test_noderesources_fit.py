@@ -69,13 +69,13 @@ def pod(*containers: dict[str, str], init: tuple[dict[str, str], ...] = (), name
     if uid:
         meta["uid"] = uid
     status = {"nominatedNodeName": nominated} if nominated else {}
-    return Pod.from_dict({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status})
+    return Pod.from_dict({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}, validate=False)
 
 
 def node(name: str = "node", **alloc: Any) -> Node:
     res = {_SCALAR_NAMES.get(k, k.replace("_", "-")): str(v) for k, v in alloc.items()}
     return Node.from_dict({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
-                           "status": {"capacity": res, "allocatable": res}})
+                           "status": {"capacity": res, "allocatable": res}}, validate=False)
 
 
 def st_node(res: dict[str, str]) -> Node:

@@ -47,7 +47,7 @@ def pod(*reqs: dict[str, str], name: str = "p", node: str = "", sidecar: dict[st
     if node:
         spec["nodeName"] = node
     return Pod.from_dict({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
-                          "spec": spec})
+                          "spec": spec}, validate=False)
 
 
 def on(node: str, *reqs: dict[str, str], sidecar: dict[str, str] | None = None) -> Any:
@@ -59,14 +59,14 @@ def st_node(name: str, res: dict[str, str] | None = None) -> Node:
     """``st.MakeNode().Name(name).Capacity(res)``: pods default to 32."""
     r = {"pods": "32", **(res or {})}
     return Node.from_dict({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
-                           "status": {"capacity": r, "allocatable": r}})
+                           "status": {"capacity": r, "allocatable": r}}, validate=False)
 
 
 def make_node(name: str, milli_cpu: int, memory: int, extended: dict[str, int] | None = None) -> Node:
     """``makeNode`` of upstream's test_util.go."""
     r = {"cpu": f"{milli_cpu}m", "memory": str(memory), **{k: str(v) for k, v in (extended or {}).items()}}
     return Node.from_dict({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
-                           "status": {"capacity": r, "allocatable": r}})
+                           "status": {"capacity": r, "allocatable": r}}, validate=False)
 
 
 def cm(cpu: str, memory: str, **extra: str) -> dict[str, str]:
@@ -322,7 +322,7 @@ def test_batch_agrees_with_per_node(nodes: list[Any], existing: list[Any], incom
     for i, (res, pods_cap) in enumerate(nodes):
         r = {"pods": str(pods_cap), **_req(res, milli=True)}
         node_objs.append(Node.from_dict({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"},
-                                         "status": {"allocatable": r}}))
+                                         "status": {"allocatable": r}}, validate=False))
     pods = [pod(*[_req(c, True) for c in cs], name=f"e{j}", node=f"n{k % len(nodes)}")
             for j, (k, cs) in enumerate(existing)]
     h = handle_for(pods, node_objs)

@@ -26,14 +26,14 @@ T = tuple[str, str, str]  # key, value, effect
 
 def node(name: str, taints: list[T]) -> Node:
     return Node.from_dict({"metadata": {"name": name},
-                           "spec": {"taints": [{"key": k, "value": v, "effect": e} for k, v, e in taints]}})
+                           "spec": {"taints": [{"key": k, "value": v, "effect": e} for k, v, e in taints]}}, validate=False)
 
 
 def pod(tolerations: list[dict[str, Any]], name: str = "pod1", uid: str = "") -> Pod:
     meta: dict[str, Any] = {"name": name, "namespace": "default"}
     if uid:
         meta["uid"] = uid
-    return Pod.from_dict({"metadata": meta, "spec": {"containers": [{"name": "c"}], "tolerations": tolerations}})
+    return Pod.from_dict({"metadata": meta, "spec": {"containers": [{"name": "c"}], "tolerations": tolerations}}, validate=False)
 
 
 def tol(key: str = "", value: str = "", effect: str = "", operator: str = "") -> dict[str, Any]:

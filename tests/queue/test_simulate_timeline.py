@@ -109,11 +109,12 @@ def test_preemptor_requeued_by_its_victims_deletion_and_leftover_flush(tmp_path:
     """t=0: big (priority 100, 2 CPU) does not fit beside running (3 of 4 CPU), preempts it;
     the victim's AssignedPod/Delete arrives while big is in flight and NodeResourcesFit's
     hint says Queue, so big goes to backoffQ (expiration 0 + 1 = 1) instead of the pool, and
-    is popped from backoffQ right after huge's attempt: bound to n1. huge (8 CPU) never fits;
-    no event helps it (big's bind is a Pod/Add, which NodeResourcesFit does not register),
-    so it waits in the pool; the 30 s leftover flush first sees it waiting longer than 300 s
-    at t=330 (300 is not longer). It fails again; the cluster did not change since, so the
-    simulation ends."""
+    is popped from backoffQ right after huge's attempt: bound to n1. huge (8 CPU) never fits.
+    big's bind reaches the unscheduled-pod handler as the delete of a pod that held a
+    nominated node (upstream deletePodFromSchedulingQueue): an AssignedPod/Delete for pods of
+    lower or equal priority, which NodeResourcesFit's hint queues (the deleted pod had a
+    nominated node), so huge is retried at once from backoffQ and fails again; the cluster
+    did not change since, so the simulation ends at t=0."""
     sim = simulate(tmp_path, PREEMPTION)
     big = of(sim, "big")
     assert [e for e in big if e["event"] != "move" or e["to"] != "activeQ"] == [
@@ -128,10 +129,23 @@ def test_preemptor_requeued_by_its_victims_deletion_and_leftover_flush(tmp_path:
     assert [e["event"] for e in sim.timeline.entries if e["pod"] == "default/running"] == ["deleted"]
     huge = [(e["time"], e["event"], e.get("trigger") or e.get("result")) for e in of(sim, "huge")]
     assert huge == [(0.0, "move", "UnschedulablePodAdd"), (0.0, "attempt", "Unschedulable"),
+                    (0.0, "move", "ScheduleAttemptFailure"), (0.0, "move", "AssignedPodDelete"),
+                    (0.0, "attempt", "Unschedulable"), (0.0, "move", "ScheduleAttemptFailure")]
+    assert sim.clock.now() == 0.0
+    assert sim.summary()["scheduled"] == 1 and sim.summary()["unschedulable"] == 1
+
+
+def test_leftover_flush_retries_a_pod_no_event_helped(tmp_path: Path) -> None:
+    """huge (8 CPU) fails at t=0; small's bind is an AssignedPod/Add, which NodeResourcesFit
+    does not register, so huge waits in the pool; the cluster changed since its attempt, so
+    the 30 s leftover flush retries it when it first sees it waiting longer than 300 s: at
+    t=330 (300 is not longer). It fails again; nothing changed since, so the run ends."""
+    sim = simulate(tmp_path, [node("n1", "4"), pod("huge", "8"), pod("small", "1")])
+    huge = [(e["time"], e["event"], e.get("trigger") or e.get("result")) for e in of(sim, "huge")]
+    assert huge == [(0.0, "move", "UnschedulablePodAdd"), (0.0, "attempt", "Unschedulable"),
                     (0.0, "move", "ScheduleAttemptFailure"), (330.0, "move", "UnschedulableTimeout"),
                     (330.0, "attempt", "Unschedulable"), (330.0, "move", "ScheduleAttemptFailure")]
     assert sim.clock.now() == 330.0
-    assert sim.summary()["scheduled"] == 1 and sim.summary()["unschedulable"] == 1
 
 
 def test_nothing_to_retry_ends_at_once(tmp_path: Path) -> None:

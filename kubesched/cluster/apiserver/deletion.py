@@ -12,8 +12,12 @@
 * Deleting a namespace removes everything in it, then the namespace (the namespace
   controller's work, done synchronously); ``default``, ``kube-system`` and ``kube-public``
   cannot be deleted.
-* ``propagationPolicy`` is accepted; removing dependents (``ownerReferences``) is the
-  garbage collector's job, a controller that runs beside the API server.
+* ``propagationPolicy`` (or the older ``orphanDependents``) sets the garbage
+  collector's finalizers as upstream's ``deletionFinalizersForGarbageCollection``:
+  ``Foreground`` adds ``foregroundDeletion``, ``Orphan`` adds ``orphan``, ``Background``
+  removes both (absent: the object's own finalizers decide; the default is background).
+  Removing dependents (``ownerReferences``) is the garbage collector's job, a controller
+  that runs beside the API server (``kubesched/cluster/controllers``).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ log = logging.getLogger(__name__)
 
 IMMORTAL_NAMESPACES = ("default", "kube-system", "kube-public")
 _TERMINAL = ("Succeeded", "Failed")
+GC_ORPHAN, GC_FOREGROUND = "orphan", "foregroundDeletion"
 
 
 def pod_grace_period(pod: dict[str, Any], options: dict[str, Any]) -> int:
@@ -64,6 +69,22 @@ def _check_preconditions(res: Resource, cur: dict[str, Any], options: dict[str, 
                          f"{meta.get('resourceVersion')}")
 
 
+def gc_finalizers(existing: list[str], options: dict[str, Any]) -> list[str]:
+    """The finalizers after a delete with ``options``: the garbage collector's ones
+    (``orphan``, ``foregroundDeletion``) as the propagation policy asks."""
+    policy, orphan_opt = options.get("propagationPolicy"), options.get("orphanDependents")
+    if orphan_opt is not None:
+        orphan, foreground = bool(orphan_opt), False
+    elif policy in ("Orphan", "Background", "Foreground"):
+        orphan, foreground = policy == "Orphan", policy == "Foreground"
+    else:
+        orphan, foreground = GC_ORPHAN in existing, GC_FOREGROUND in existing
+    out = [f for f in existing if f not in (GC_ORPHAN, GC_FOREGROUND)]
+    out += [GC_ORPHAN] if orphan else []
+    out += [GC_FOREGROUND] if foreground else []
+    return existing if set(out) == set(existing) else out
+
+
 def delete_in_txn(reg: "Registry", tx: Txn, res: Resource, ns: str, name: str,
                   options: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     cur = tx.get(res.storage, ns, name)
@@ -71,14 +92,21 @@ def delete_in_txn(reg: "Registry", tx: Txn, res: Resource, ns: str, name: str,
         raise E.not_found(res.plural, res.group, name)
     _check_preconditions(res, cur, options)
     meta = cur["metadata"]
-    finalizers = meta.get("finalizers") or []
+    old_finalizers = meta.get("finalizers") or []
+    finalizers = gc_finalizers(old_finalizers, options)
     grace = pod_grace_period(cur, options) if res.storage == "core/pods" else None
     if grace or finalizers:
         now = reg.clock()
         old_grace = meta.get("deletionGracePeriodSeconds")
         if meta.get("deletionTimestamp") and (grace is None or (old_grace is not None and grace >= old_grace)):
-            return cur, False  # deletion already in progress, not shortened
+            if finalizers == old_finalizers:
+                return cur, False  # deletion already in progress, not shortened
+            new = copy.deepcopy(cur)
+            new["metadata"]["finalizers"] = finalizers
+            return tx.update(res.storage, ns, name, new), False
         new = copy.deepcopy(cur)
+        if finalizers != old_finalizers:
+            new["metadata"]["finalizers"] = finalizers
         new["metadata"]["deletionTimestamp"] = rfc3339(now + (grace or 0))
         new["metadata"]["deletionGracePeriodSeconds"] = grace or 0
         expires = now + grace if grace and not finalizers else None

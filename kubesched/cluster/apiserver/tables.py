@@ -124,7 +124,8 @@ def pod_row(pod: Mapping[str, Any], now: float) -> Row:
 def node_row(node: Mapping[str, Any], now: float) -> Row:
     meta, spec, status = node.get("metadata") or {}, node.get("spec") or {}, node.get("status") or {}
     ready = next((c.get("status") for c in status.get("conditions") or [] if c.get("type") == "Ready"), None)
-    state = {"True": "Ready", "False": "NotReady"}.get(str(ready), "Unknown")
+    # upstream printNode: Ready when True, NotReady for False and Unknown, Unknown if absent
+    state = "Unknown" if ready is None else ("Ready" if ready == "True" else "NotReady")
     if spec.get("unschedulable"):
         state += ",SchedulingDisabled"
     roles = set()

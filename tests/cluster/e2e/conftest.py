@@ -12,7 +12,8 @@ from serve_harness import Server, started
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """A server shared by a module's tests: 3 nodes, bookmarks every 0.5 s."""
-    yield from started(tmp_path_factory.mktemp("serve"), "--nodes", "3", "--bookmark-interval", "0.5")
+    yield from started(tmp_path_factory.mktemp("serve"), "--nodes", "3", "--bookmark-interval", "0.5",
+                       "--no-node-agent", "--no-node-lifecycle", "--no-scheduler")
 
 
 @pytest.fixture

@@ -25,6 +25,10 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[3]
+# The API server alone: no simulated kubelets, node controllers, workload controllers or
+# scheduler writing beside the test (those are tested in tests/cluster/controllers and
+# nodes, and tests/live).
+API_ONLY = ("--no-node-agent", "--no-node-lifecycle", "--no-controllers", "--no-scheduler")
 
 
 def kubectl_path() -> str:

@@ -9,14 +9,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from serve_harness import Server, pod_manifest, started
+from serve_harness import API_ONLY, Server, pod_manifest, started
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def small_history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    yield from started(tmp_path_factory.mktemp("history"), "--watch-history", "100", "--bookmark-interval", "0.5")
+    yield from started(tmp_path_factory.mktemp("history"), "--watch-history", "100", "--bookmark-interval", "0.5",
+                       *API_ONLY)
 
 
 def core(server: Server) -> Any:

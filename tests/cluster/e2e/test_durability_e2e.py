@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from serve_harness import Server, pod_manifest
+from serve_harness import API_ONLY, Server, pod_manifest
 
 pytestmark = pytest.mark.slow
 
@@ -38,7 +38,7 @@ def created_ok(server: Server, name: str, retries: bool) -> str | None:
 
 
 def test_restart_keeps_objects_and_resource_versions(spawn: Callable[..., Server]) -> None:
-    server = spawn("--nodes", "2")
+    server = spawn("--nodes", "2", *API_ONLY)
     for i in range(5):
         created_ok(server, f"keep-{i}", retries=False)
     server.kubectl("label", "node", "node-01", "kept=yes")
@@ -54,7 +54,7 @@ def test_restart_keeps_objects_and_resource_versions(spawn: Callable[..., Server
 
 
 def test_watch_across_restart_under_load(spawn: Callable[..., Server]) -> None:
-    server = spawn("--bookmark-interval", "0.5")
+    server = spawn("--bookmark-interval", "0.5", *API_ONLY)
     total, workers = 1000, 4
     start_rv = server.request("GET", f"/api/v1/namespaces/{NS}/pods")[1]["metadata"]["resourceVersion"]
     received: list[tuple[str, str, int]] = []
@@ -111,7 +111,7 @@ def test_watch_across_restart_under_load(spawn: Callable[..., Server]) -> None:
 
 
 def test_sigkill_during_creates_and_binds_loses_no_acknowledged_write(spawn: Callable[..., Server]) -> None:
-    server = spawn("--nodes", "3")
+    server = spawn("--nodes", "3", "--no-scheduler")  # the test's threads are the schedulers
     acked: dict[str, str] = {}
     binds: Counter[str] = Counter()
     bound_to: dict[str, str] = {}

@@ -1,0 +1,22 @@
+"""Controllers that run inside ``kubesched serve``, as kube-controller-manager runs them.
+
+Map of the package::
+
+    manager.py          ControllerManager: the Component that runs the controllers below
+    deployment.py       Deployment controller (ReplicaSets per template, rollouts)
+    rollout.py          rollout arithmetic, status and conditions (pure)
+    replicaset.py       ReplicaSet controller (pods per ReplicaSet, replacement, status)
+    garbagecollector.py ownerReferences: background, foreground and orphan deletion
+    naming.py           pod-template-hash, generated pod names
+    informer.py         list + watch caches over the in-process registry
+    workqueue.py        coalescing, delaying, rate-limited work queue
+    base.py             Controller workers, reading one's own writes, object helpers
+    events.py           core/v1 Events as the controllers record them
+
+The simulated nodes (kubelets, node lifecycle, taint eviction) are in
+:mod:`kubesched.cluster.nodes` and reuse the informers and work queue from here.
+"""
+
+from kubesched.cluster.controllers.manager import ControllerManager, ControllerOptions
+
+__all__ = ["ControllerManager", "ControllerOptions"]

@@ -1,0 +1,72 @@
+"""The controller manager: the workload controllers and the garbage collector, as one
+:class:`~kubesched.cluster.apiserver.server.Component` of ``kubesched serve``.
+
+Like kube-controller-manager it shares one set of informers between its controllers
+(deployments, replicasets, pods), starts the workers once the caches are synced, and
+writes through the API (here the in-process registry: same defaulting, validation,
+watches and resourceVersions as any client sees). ``--controller-seed`` seeds the one
+:class:`random.Random` that names generated pods.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kubesched.cluster.controllers.deployment import DeploymentController
+from kubesched.cluster.controllers.events import EventRecorder
+from kubesched.cluster.controllers.garbagecollector import GarbageCollector
+from kubesched.cluster.controllers.informer import Informer, by_namespace, wait_synced
+from kubesched.cluster.controllers.replicaset import ReplicaSetController
+
+if TYPE_CHECKING:
+    from kubesched.cluster.apiserver.server import ApiServer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerOptions:
+    seed: int | None = None
+    workers: int = 2
+    garbage_collector: bool = True
+
+
+class ControllerManager:
+    name = "controller-manager"
+
+    def __init__(self, options: ControllerOptions = ControllerOptions()) -> None:
+        self.options = options
+        self._informers: list[Informer] = []
+        self._controllers: list[DeploymentController | ReplicaSetController | GarbageCollector] = []
+
+    def start(self, server: "ApiServer") -> None:
+        reg = server.registry
+        rng = random.Random(self.options.seed)
+        pods = Informer(reg, "pods")
+        pods.add_index("namespace", by_namespace)
+        rss = Informer(reg, "replicasets.apps")
+        deps = Informer(reg, "deployments.apps")
+        self._informers = [pods, rss, deps]
+        workers = self.options.workers
+        self._controllers = [
+            ReplicaSetController(reg, rss, pods, rng, EventRecorder(reg, "replicaset-controller"), workers=workers),
+            DeploymentController(reg, deps, rss, pods, EventRecorder(reg, "deployment-controller"), workers=workers),
+        ]
+        if self.options.garbage_collector:
+            self._controllers.append(GarbageCollector(reg, workers=workers))
+        for inf in self._informers:
+            inf.start()
+        if not wait_synced(self._informers):
+            log.warning("controller caches did not sync")
+        for c in self._controllers:
+            c.start()
+        log.info("controller manager started: %s", ", ".join(c.name for c in self._controllers))
+
+    def stop(self) -> None:
+        for c in self._controllers:
+            c.stop()
+        for inf in self._informers:
+            inf.stop()

@@ -1,0 +1,72 @@
+"""The API resources the scheduler reads, as data: where they are served and how each
+object is decoded into a :mod:`kubesched.api` object.
+
+Objects come from an API server, which validated them: they are decoded without
+validating them again. Pods are listed and watched without terminal ones (``status.phase`` neither Succeeded
+nor Failed), as upstream's scheduler does: a pod that finishes leaves the informer as a
+delete, and its resources leave the node.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
+from kubesched.api.podgroup import PodGroup
+
+_arrival = itertools.count()
+
+
+def decode_pod(raw: dict[str, Any]) -> Pod:
+    pod = Pod.from_dict(raw, validate=False)
+    pod.seq = next(_arrival)  # arrival order breaks exact queue-timestamp ties, as in simulate
+    return pod
+
+
+def _trusted(cls: Any) -> Callable[[dict[str, Any]], Any]:
+    """Decode without re-running the API server's validation: the server did it, and one
+    that is newer than ours may accept what we would not."""
+    return lambda raw: cls.from_dict(raw, validate=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ApiResource:
+    group: str
+    version: str
+    plural: str
+    kind: str
+    namespaced: bool
+    decode: Callable[[dict[str, Any]], Any]
+    field_selector: str = ""
+    optional: bool = False  # a server without it (404) is an empty informer, not an error
+
+    @property
+    def prefix(self) -> str:
+        return f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+
+    @property
+    def path(self) -> str:
+        """The collection across namespaces."""
+        return f"{self.prefix}/{self.plural}"
+
+    def object_path(self, namespace: str, name: str, subresource: str = "") -> str:
+        base = f"{self.prefix}/namespaces/{namespace}/{self.plural}" if self.namespaced else self.path
+        return f"{base}/{name}" + (f"/{subresource}" if subresource else "")
+
+
+NODES = ApiResource("", "v1", "nodes", "Node", False, _trusted(Node))
+PODS = ApiResource("", "v1", "pods", "Pod", True, decode_pod,
+                   field_selector="status.phase!=Succeeded,status.phase!=Failed")
+NAMESPACES = ApiResource("", "v1", "namespaces", "Namespace", False, _trusted(Namespace))
+PRIORITY_CLASSES = ApiResource("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False,
+                               _trusted(PriorityClass))
+PDBS = ApiResource("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True,
+                   _trusted(PodDisruptionBudget))
+POD_GROUPS = ApiResource("scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup", True,
+                         _trusted(PodGroup), optional=True)
+EVENTS = ApiResource("events.k8s.io", "v1", "events", "Event", True, dict)
+
+SCHEDULER_RESOURCES = (NODES, PODS, NAMESPACES, PRIORITY_CLASSES, PDBS, POD_GROUPS)

@@ -1,0 +1,26 @@
+"""Simulated nodes for ``kubesched serve``: kubelets, node lifecycle, taint eviction, pod GC.
+
+Map of the package::
+
+    simulator.py     NodeSimulator: the Component that runs everything below
+    agent.py         NodeAgent: a simulated kubelet per Node (Lease, status, pods)
+    podstatus.py     pod statuses as a kubelet writes them; durations; pod CIDRs
+    lifecycle.py     node lifecycle controller: NotReady, taints, NoExecute tainting
+    zones.py         zone states and the eviction rate limits
+    tainteviction.py evictions from NoExecute taints after tolerationSeconds
+    podgc.py         pods of deleted nodes; too many terminated pods
+    taints.py        taint and toleration helpers
+    pools.py         the nodes ``--nodes``/``--node-pool`` create
+    admin.py         ``kubesched node stop|start|kill`` against a running server
+"""
+
+from kubesched.cluster.nodes.agent import HEARTBEAT_ANNOTATION, RUN_DURATION_ANNOTATION, AgentOptions
+from kubesched.cluster.nodes.lifecycle import LifecycleOptions
+from kubesched.cluster.nodes.podgc import PodGCOptions
+from kubesched.cluster.nodes.pools import NodePool, ensure_pools, load_pool_file, template_pool
+from kubesched.cluster.nodes.simulator import NodeOptions, NodeSimulator
+
+__all__ = [
+    "HEARTBEAT_ANNOTATION", "RUN_DURATION_ANNOTATION", "AgentOptions", "LifecycleOptions", "NodeOptions",
+    "NodePool", "NodeSimulator", "PodGCOptions", "ensure_pools", "load_pool_file", "template_pool",
+]

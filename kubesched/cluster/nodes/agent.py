@@ -1,0 +1,332 @@
+"""The node agent: one simulated kubelet for every Node object, in one set of threads.
+
+For each node (created by ``--nodes``/``--node-pool`` or applied with kubectl) it:
+
+* heartbeats as a kubelet does: renews the node's Lease in ``kube-node-lease`` every
+  ``heartbeat_interval`` (holder the node, owned by the Node so it is collected with it)
+  and reports the node conditions (MemoryPressure, DiskPressure, PIDPressure False,
+  Ready True) at once when they are not so and every ``status_interval`` otherwise;
+* gives the node a pod CIDR (``10.244.<n>.0/24``) if it has none, as the node IPAM
+  controller would;
+* runs the pods bound to it: ``pod_start_delay`` after it first sees a pod bound, the
+  pod is Running and Ready with a pod IP from the node's CIDR; a pod annotated
+  ``kubesched.io/run-duration: 30s`` Succeeds that long after it started (whatever its
+  restartPolicy: the annotation says the workload finishes), so it stops counting
+  against the node; a pod being deleted is removed (grace 0, uid precondition) once its
+  simulated containers stop, ``min(grace period, pod_stop_delay)`` after deletion began;
+  a Running pod marked not ready while its node was unreachable is ready again when the
+  node is back.
+
+Failure injection: a node annotated ``kubesched.io/heartbeat: stopped`` has a dead
+kubelet: no Lease renewal, no status, its pods neither start, finish nor terminate, so the
+node lifecycle controller marks it NotReady and taints it. Removing the annotation
+brings it back. (``kubesched node stop|start NAME`` sets and removes it.)
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kubesched.cluster.apiserver.errors import ApiError
+from kubesched.cluster.apiserver.registry import Registry
+from kubesched.cluster.controllers.base import (
+    Controller, condition, deleting, meta, micro_timestamp, parse_time, pod_ready, pod_terminal, timestamp, uid_of,
+    update_with_retry,
+)
+from kubesched.cluster.controllers.informer import Informer, Obj
+from kubesched.cluster.nodes import podstatus as PS
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_ANNOTATION = "kubesched.io/heartbeat"
+STOPPED = "stopped"
+RUN_DURATION_ANNOTATION = "kubesched.io/run-duration"
+LEASE_NAMESPACE = "kube-node-lease"
+MERGE = "application/merge-patch+json"
+
+KUBELET_CONDITIONS = (
+    ("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+    ("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+    ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+    ("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+)
+
+AgentKey = tuple[str, str, str]  # ("node", "", name) or ("pod", namespace, name)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentOptions:
+    heartbeat_interval: float = 10.0  # kubelet: renew every 0.25 x the 40 s lease duration
+    status_interval: float = 60.0  # kubelet reports unchanged status every 5 min; sooner here
+    lease_duration: int = 40
+    pod_start_delay: float = 1.0
+    pod_stop_delay: float = 1.0
+    workers: int = 2
+
+
+@dataclass(slots=True)
+class _NodeState:
+    uid: str
+    running: bool = False
+    last_lease: float = float("-inf")
+    last_status: float = float("-inf")
+
+
+def stopped(node: Obj) -> bool:
+    return (meta(node).get("annotations") or {}).get(HEARTBEAT_ANNOTATION) == STOPPED
+
+
+def internal_ip(node: Obj) -> str:
+    for a in (node.get("status") or {}).get("addresses") or []:
+        if isinstance(a, dict) and a.get("type") == "InternalIP":
+            return str(a.get("address"))
+    return "10.0.0.1"
+
+
+class NodeAgent(Controller[AgentKey]):
+    name = "node-agent"
+
+    def __init__(self, registry: Registry, nodes: Informer, pods: Informer, options: AgentOptions = AgentOptions(),
+                 clock: Callable[[], float] | None = None) -> None:
+        super().__init__(options.workers)
+        self.registry = registry
+        self.nodes = nodes
+        self.pods = pods
+        self.opts = options
+        self.clock = clock or registry.clock
+        self._lock = threading.Lock()
+        self._state: dict[str, _NodeState] = {}
+        self._first_seen: dict[tuple[str, str, str], float] = {}  # (ns, name, uid) -> when bound / deleting
+        self._deleting_seen: dict[tuple[str, str, str], float] = {}
+        self._started: dict[tuple[str, str, str], float] = {}  # when this agent started the pod
+        self._ips: dict[str, dict[str, tuple[str, str]]] = {}  # node -> ip -> (ns, name)
+        self._cidrs: set[int] = set()
+        nodes.add_handler(self._on_node)
+        pods.add_handler(self._on_pod)
+
+    # -- events -------------------------------------------------------------------------------
+    def _on_node(self, old: Obj | None, new: Obj | None) -> None:
+        obj = new or old
+        assert obj is not None
+        self.queue.add(("node", "", str(meta(obj).get("name"))))
+
+    def _on_pod(self, old: Obj | None, new: Obj | None) -> None:
+        if new is None:
+            assert old is not None
+            self._forget_pod(old)
+            return
+        if (new.get("spec") or {}).get("nodeName"):
+            self.queue.add(("pod", str(meta(new).get("namespace") or ""), str(meta(new).get("name"))))
+
+    def _forget_pod(self, pod: Obj) -> None:
+        ns, name, uid = str(meta(pod).get("namespace") or ""), str(meta(pod).get("name")), uid_of(pod)
+        with self._lock:
+            self._first_seen.pop((ns, name, uid), None)
+            self._deleting_seen.pop((ns, name, uid), None)
+            self._started.pop((ns, name, uid), None)
+            node = (pod.get("spec") or {}).get("nodeName")
+            ips = self._ips.get(str(node), {})
+            for ip, who in list(ips.items()):
+                if who == (ns, name):
+                    del ips[ip]
+
+    def sync(self, key: AgentKey) -> None:
+        if key[0] == "node":
+            self._sync_node(key)
+        else:
+            self._sync_pod(key)
+
+    # -- nodes --------------------------------------------------------------------------------
+    def _sync_node(self, key: AgentKey) -> None:
+        name = key[2]
+        node = self.nodes.get("", name)
+        with self._lock:
+            st = self._state.get(name)
+            if node is None:
+                self._state.pop(name, None)
+                return
+            if st is None or st.uid != uid_of(node):
+                st = self._state[name] = _NodeState(uid_of(node))
+        if stopped(node):
+            if st.running:
+                log.info("node %s: heartbeat stopped", name)
+            st.running = False
+            return
+        if not st.running:
+            st.running = True
+            st.last_lease = st.last_status = float("-inf")
+            for pod in self.pods.by_index("node", name):
+                self.queue.add(("pod", str(meta(pod).get("namespace") or ""), str(meta(pod).get("name"))))
+        now = self.clock()
+        if not (node.get("spec") or {}).get("podCIDR"):
+            self._assign_cidr(key, node)
+        if now - st.last_lease >= self.opts.heartbeat_interval:
+            self._renew_lease(node, now)
+            st.last_lease = now
+        healthy = all((condition(node, t) or {}).get("status") == s for t, s, _, _ in KUBELET_CONDITIONS)
+        if not healthy or now - st.last_status >= self.opts.status_interval:
+            self.expect(key, self.nodes, self._post_status(name, now))
+            st.last_status = now
+        self.queue.add_after(key, min(st.last_lease + self.opts.heartbeat_interval,
+                                      st.last_status + self.opts.status_interval) - now)
+
+    def _assign_cidr(self, key: AgentKey, node: Obj) -> None:
+        with self._lock:
+            used = set(self._cidrs)
+            for n in self.nodes.objects():
+                i = PS.cidr_index((n.get("spec") or {}).get("podCIDR"))
+                if i is not None:
+                    used.add(i)
+            index = next(i for i in range(len(used) + 1) if i not in used)
+            self._cidrs.add(index)
+        cidr = PS.pod_cidr(index)
+        out = self.registry.patch("nodes", None, str(meta(node).get("name")), MERGE,
+                                  {"spec": {"podCIDR": cidr, "podCIDRs": [cidr]}})
+        self.expect(key, self.nodes, out)
+
+    def _renew_lease(self, node: Obj, now: float) -> None:
+        name = str(meta(node).get("name"))
+        refs = [{"apiVersion": "v1", "kind": "Node", "name": name, "uid": uid_of(node)}]
+        spec = {"holderIdentity": name, "leaseDurationSeconds": self.opts.lease_duration,
+                "renewTime": micro_timestamp(now)}
+        try:
+            self.registry.patch("leases", LEASE_NAMESPACE, name, MERGE,
+                                {"metadata": {"ownerReferences": refs}, "spec": spec})
+        except ApiError as exc:
+            if exc.code != 404:
+                raise
+            try:
+                self.registry.create("leases", LEASE_NAMESPACE, {
+                    "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                    "metadata": {"name": name, "namespace": LEASE_NAMESPACE, "ownerReferences": refs},
+                    "spec": spec})
+            except ApiError as exc2:
+                if exc2.reason != "AlreadyExists":
+                    raise
+
+    def _post_status(self, name: str, now: float) -> Obj | None:
+        ts = timestamp(now)
+
+        def mutate(cur: Obj) -> Obj:
+            new = copy.deepcopy(cur)
+            status = new.setdefault("status", {})
+            old = {c.get("type"): c for c in status.get("conditions") or [] if isinstance(c, dict)}
+            conds = []
+            for type_, value, reason, message in KUBELET_CONDITIONS:
+                prev = old.pop(type_, None)
+                since = prev.get("lastTransitionTime") if prev and prev.get("status") == value else ts
+                conds.append({"type": type_, "status": value, "lastHeartbeatTime": ts, "lastTransitionTime": since,
+                              "reason": reason, "message": message})
+            status["conditions"] = conds + list(old.values())
+            status.setdefault("daemonEndpoints", {"kubeletEndpoint": {"Port": 10250}})
+            if not status.get("nodeInfo"):
+                status["nodeInfo"] = {"kubeletVersion": "v1.34.1-kubesched", "operatingSystem": "linux",
+                                      "architecture": "amd64", "containerRuntimeVersion": "kubesched://simulated",
+                                      "osImage": "kubesched simulated node"}
+            return new
+
+        return update_with_retry(lambda: self.registry.get("nodes", None, name), mutate,
+                                 lambda o: self.registry.update("nodes", None, name, o, subresource="status"))
+
+    # -- pods ---------------------------------------------------------------------------------
+    def _running_node(self, pod: Obj) -> Obj | None:
+        node_name = str((pod.get("spec") or {}).get("nodeName") or "")
+        node = self.nodes.get("", node_name) if node_name else None
+        with self._lock:
+            st = self._state.get(node_name)
+            ok = node is not None and st is not None and st.running and st.uid == uid_of(node)
+        return node if ok else None
+
+    def _since(self, table: dict[tuple[str, str, str], float], pod: Obj, now: float) -> float:
+        k = (str(meta(pod).get("namespace") or ""), str(meta(pod).get("name")), uid_of(pod))
+        with self._lock:
+            return table.setdefault(k, now)
+
+    def _sync_pod(self, key: AgentKey) -> None:
+        _, ns, name = key
+        pod = self.pods.get(ns, name)
+        if pod is None:
+            return
+        node = self._running_node(pod)
+        if node is None:
+            return
+        now = self.clock()
+        if deleting(pod):
+            grace = float(meta(pod).get("deletionGracePeriodSeconds") or 0)
+            due = self._since(self._deleting_seen, pod, now) + min(grace, self.opts.pod_stop_delay)
+            if now < due:
+                self.queue.add_after(key, due - now)
+                return
+            try:
+                self.registry.delete("pods", ns, name, {"gracePeriodSeconds": 0, "preconditions": {"uid": uid_of(pod)}})
+            except ApiError as exc:
+                if exc.code not in (404, 409):
+                    raise
+            return
+        if pod_terminal(pod):
+            self._forget_pod(pod)
+            return
+        phase = (pod.get("status") or {}).get("phase")
+        if phase != "Running":
+            due = self._since(self._first_seen, pod, now) + self.opts.pod_start_delay
+            if now < due:
+                self.queue.add_after(key, due - now)
+                return
+            status = PS.running_status(pod, now, internal_ip(node), self._pod_ip(node, pod))
+            self._write_status(key, pod, status)
+            self._since(self._started, pod, now)
+            self._schedule_finish(key, pod, now, now)
+            return
+        if not pod_ready(pod):
+            self._write_status(key, pod, PS.with_ready(pod, now))
+            return
+        with self._lock:
+            started = self._started.get((ns, name, uid_of(pod)))
+        if started is None:
+            started = parse_time((pod.get("status") or {}).get("startTime")) or now
+        self._schedule_finish(key, pod, started, now)
+
+    def _schedule_finish(self, key: AgentKey, pod: Obj, started: float, now: float) -> None:
+        raw = (meta(pod).get("annotations") or {}).get(RUN_DURATION_ANNOTATION)
+        if raw is None:
+            return
+        duration = PS.parse_duration(raw)
+        if duration is None:
+            log.warning("pod %s/%s: %s=%r is not a duration", key[1], key[2], RUN_DURATION_ANNOTATION, raw)
+            return
+        end = started + duration
+        if end > now:
+            self.queue.add_after(key, end - now)
+            return
+        cur = self.pods.get(key[1], key[2])
+        if cur is not None and (cur.get("status") or {}).get("phase") == "Running":
+            self._write_status(key, cur, PS.succeeded_status(cur, now))
+
+    def _write_status(self, key: AgentKey, pod: Obj, status: dict[str, Any]) -> None:
+        new = dict(pod)
+        new["status"] = status
+        out = self.registry.update("pods", key[1], key[2], new, subresource="status")
+        self.expect(key, self.pods, out)
+        if (status.get("phase") or "") in ("Succeeded", "Failed"):
+            self._forget_pod(out)
+
+    def _pod_ip(self, node: Obj, pod: Obj) -> str:
+        cidr = str((node.get("spec") or {}).get("podCIDR") or "10.244.255.0/24")
+        node_name = str(meta(node).get("name"))
+        who = (str(meta(pod).get("namespace") or ""), str(meta(pod).get("name")))
+        with self._lock:
+            mine = self._ips.setdefault(node_name, {})
+            used = set(mine)
+            for p in self.pods.by_index("node", node_name):
+                ip = (p.get("status") or {}).get("podIP")
+                if ip and not pod_terminal(p):
+                    used.add(str(ip))
+            candidates = PS.host_ips(cidr)
+            ip = next((c for c in candidates if c not in used), candidates[0])
+            mine[ip] = who
+            return ip

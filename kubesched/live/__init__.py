@@ -1,0 +1,14 @@
+"""The scheduler running live against a Kubernetes API server (a real cluster's, or the one
+``kubesched serve`` embeds): informers feed the scheduling core, decisions go back through
+the API.
+
+    scheduler.py  LiveScheduler, LiveOptions: wiring, start/stop, ready, explain
+    loop.py       SchedulingLoop: the scheduling thread and upstream's periodic timers
+    binder.py     Binder: binding cycles in worker threads, counted for a graceful stop
+    component.py  SchedulerComponent: the scheduler inside ``kubesched serve``
+"""
+
+from kubesched.live.component import SchedulerComponent
+from kubesched.live.scheduler import LiveOptions, LiveScheduler
+
+__all__ = ["LiveOptions", "LiveScheduler", "SchedulerComponent"]

@@ -1,0 +1,88 @@
+"""The scheduler inside ``kubesched serve``: a server :class:`Component` that runs a
+:class:`LiveScheduler` against the server over HTTP, through the kubeconfig the server
+wrote, exactly as it would run against a real cluster.
+
+It starts once the server answers ``/readyz`` (the server starts its components just
+before it accepts connections). It stops as soon as the server begins to shut down (so its
+bindings in flight still get answers and its connections are closed before the server
+waits for them), or at the latest when the server stops its components. The component
+owns the scheduler's client and closes it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from kubesched.cluster.kube.errors import KubeClientError
+from kubesched.live.scheduler import LiveScheduler
+
+log = logging.getLogger(__name__)
+
+
+class SchedulerComponent:
+    name = "scheduler"
+
+    def __init__(self, live: LiveScheduler, on_ready: Callable[[LiveScheduler], None] | None = None,
+                 start_timeout: float = 60.0) -> None:
+        self.live = live
+        self.on_ready = on_ready
+        self.start_timeout = start_timeout
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._started = False
+        self._stopped = False
+
+    def start(self, server: Any) -> None:
+        stopping = getattr(getattr(server, "state", None), "stopping", None)
+        self._thread = threading.Thread(target=self._run, args=(stopping,), name="scheduler-component",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self, server_stopping: threading.Event | None) -> None:
+        if not self._wait_for_server():
+            return
+        with self._lock:
+            if self._stopped:
+                return
+            self.live.start()
+            self._started = True
+        if self.on_ready is not None and self.live.wait_ready(self.start_timeout) and not self._stop.is_set():
+            self.on_ready(self.live)
+        while server_stopping is not None and not self._stop.is_set():
+            if server_stopping.wait(0.2):
+                self._shutdown()
+                return
+
+    def _wait_for_server(self) -> bool:
+        waited = 0.0
+        while not self._stop.is_set():
+            try:
+                self.live.client.request("GET", "/readyz", timeout=5.0)
+                return True
+            except KubeClientError as exc:
+                if waited >= self.start_timeout:
+                    log.error("the API server is not ready after %.0fs (%s): scheduler not started", waited, exc)
+                    return False
+            self._stop.wait(0.05)
+            waited += 0.05
+        return False
+
+    def _shutdown(self) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+            started = self._started
+        if started:
+            self.live.stop()
+        self.live.client.close()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(30.0)
+        self._shutdown()

@@ -1,0 +1,208 @@
+"""``LiveScheduler``: the scheduling core running against a Kubernetes API server.
+
+Wiring, as upstream's ``scheduler.New`` and ``Run`` do it::
+
+    informers (pods, nodes, namespaces, PriorityClasses, PDBs, PodGroups)
+        │ add / update / delete, under sched.lock
+        ▼
+    EventHandlers ──► Cache, SchedulingQueue ──► SchedulingLoop (one thread) ──► Scheduler
+                                                         │ binding cycles   ──► Binder threads
+                                                         ▼
+                                                      KubeSink ──► binding, status, deletes, events
+
+:meth:`start` starts the informers and a thread that waits for their caches to sync
+before the first scheduling cycle (:meth:`start_informers` and :meth:`start_scheduling`
+separately: a standby keeps its cache warm and schedules once it leads). :meth:`stop` is
+graceful: no more pods are popped, binding cycles in flight get ``stop_timeout`` seconds
+to finish, then the sink closes (later binding cycles fail at once and their assumed
+pods are forgotten), informers stop. A LiveScheduler runs once: after :meth:`stop`, build
+a new one (its cache is rebuilt from the API), as a new leader does.
+
+Hooks for the outer layers (``kubesched run``, leader election, metrics, debug endpoints):
+:attr:`ready` (caches synced and the loop running), :meth:`explain` (the last attempt
+of a pod, as ``kubesched explain`` shows it), :attr:`informers` (``has_synced``,
+``stats``), :attr:`sched`, :attr:`cache`, :attr:`queue`, :attr:`sink` (``binds``),
+:attr:`loop` (``cycles``, ``attempts``, ``attempt_hooks`` for metrics).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from kubesched.cache.cache import Cache
+from kubesched.cluster.kube.client import KubeClient
+from kubesched.cluster.kube.events import EventRecorder
+from kubesched.cluster.kube.informer import Informer
+from kubesched.cluster.kube.objects import KubeObjects
+from kubesched.cluster.kube.resources import NAMESPACES, NODES, PDBS, POD_GROUPS, PODS, PRIORITY_CLASSES
+from kubesched.cluster.kube.sink import KubeSink
+from kubesched.config import SchedulerConfig, build_profiles
+from kubesched.eventhandlers import EventHandlers
+from kubesched.framework.clock import RealClock
+from kubesched.framework.events import ActionType, Resource
+from kubesched.framework.registry import Registry
+from kubesched.live.binder import Binder
+from kubesched.live.loop import SchedulingLoop
+from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
+from kubesched.queue.scheduling_queue import SchedulingQueue
+from kubesched.scheduler import Scheduler
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LiveOptions:
+    seed: int | None = None  # None: a random seed for tie-breaking
+    tie_break_by_name: bool = False
+    explain: bool = True  # record per-node verdicts and scores for explain()
+    binding_workers: int = 16
+    stop_timeout: float = 10.0
+    attempts_kept: int = 10_000
+    informer_backoff: tuple[float, float, float] = (0.4, 2.0, 30.0)
+
+
+class LiveScheduler:
+    def __init__(self, config: SchedulerConfig, client: KubeClient, options: LiveOptions = LiveOptions(),
+                 registry: Registry | None = None) -> None:
+        self.config = config
+        self.client = client
+        self.options = options
+        self.clock = RealClock()
+        self.cache = Cache()
+        self.recorder = EventRecorder(client)
+        inf = self._informer
+        self.pods = inf(PODS)
+        self.nodes = inf(NODES)
+        self.namespaces = inf(NAMESPACES)
+        self.priority_classes = inf(PRIORITY_CLASSES)
+        self.pdbs = inf(PDBS)
+        self.pod_groups = inf(POD_GROUPS)
+        self.informers: list[Informer[Any]] = [self.nodes, self.pods, self.namespaces, self.priority_classes,
+                                               self.pdbs, self.pod_groups]
+        self.objects = KubeObjects(pods=self.pods, namespaces=self.namespaces, pdbs=self.pdbs,
+                                   priority_classes=self.priority_classes, pod_groups=self.pod_groups)
+        self.sink = KubeSink(client, self.recorder, pod_by_uid=self.objects.pod_by_uid)
+        self.binder = Binder(options.binding_workers, after_each=self._after_binding)
+        seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
+        self.sched = Scheduler(self.cache, self.sink, self.objects, self.clock.now, random.Random(seed),
+                               tie_break_by_name=options.tie_break_by_name, explain=options.explain,
+                               run_binding=self.binder.submit)
+        profiles = build_profiles(config, registry or in_tree_registry(), DEFAULT_MULTIPOINT,
+                                  self.sched.new_handle)
+        for name, fw in profiles.items():
+            self.sched.add_profile(name, fw)
+        self.queue = SchedulingQueue.for_profiles(
+            profiles, self.clock.now, initial_backoff=float(config.pod_initial_backoff_seconds),
+            max_backoff=float(config.pod_max_backoff_seconds), pod_lister=self.objects.current_pod)
+        self.sched.queue = self.queue
+        self.sched.current_pod = self.objects.current_pod
+        self.handlers = EventHandlers(self.sched)
+        self.loop = SchedulingLoop(self.sched, self.queue, self.handlers, self.clock.now,
+                                   after_cycle=self.sink.flush, attempts_kept=options.attempts_kept)
+        self.handlers.notify = self.loop.wake
+        self._wire()
+        self._thread: threading.Thread | None = None
+        self._informers_started = False
+        self._ready = threading.Event()
+        self._stopped = threading.Event()
+
+    def _informer(self, resource: Any) -> Informer[Any]:
+        return Informer(self.client, resource, backoff=self.options.informer_backoff)
+
+    def _wire(self) -> None:
+        h = self.handlers
+        for informer in self.informers:
+            informer.lock = self.sched.lock
+        self.pods.on_add, self.pods.on_update, self.pods.on_delete = h.on_pod_add, h.on_pod_update, h.on_pod_delete
+        self.nodes.on_add, self.nodes.on_update = h.on_node_add, h.on_node_update
+        self.nodes.on_delete = h.on_node_delete
+        for informer, resource in ((self.namespaces, Resource.Namespace), (self.pod_groups, Resource.PodGroup)):
+            informer.on_add = lambda o, r=resource: h.on_object_event(r, ActionType.Add, None, o)
+            informer.on_update = lambda a, b, r=resource: h.on_object_event(r, ActionType.Update, a, b)
+            informer.on_delete = lambda o, _stale, r=resource: h.on_object_event(r, ActionType.Delete, o, None)
+
+    # -- running -------------------------------------------------------------------------------
+    @property
+    def profiles(self) -> list[str]:
+        return list(self.sched.profiles)
+
+    @property
+    def ready(self) -> bool:
+        """The caches have synced and pods are being scheduled."""
+        return self._ready.is_set() and not self._stopped.is_set()
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        return self._ready.wait(timeout)
+
+    def start(self) -> None:
+        """Start the informers and the scheduling thread (which waits for the caches)."""
+        self.start_informers()
+        self.start_scheduling()
+
+    def start_informers(self) -> None:
+        """Fill the cache and the queue without scheduling yet (a standby replica keeps
+        them warm: upstream's ``delayCacheUntilActive: false``). Idempotent."""
+        if self._informers_started:
+            return
+        self._informers_started = True
+        self.recorder.start()
+        for informer in self.informers:
+            informer.start()
+
+    def start_scheduling(self) -> None:
+        """Start popping pods once the caches have synced (a leader does). Idempotent."""
+        self.start_informers()
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="scheduling-loop", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        while not all(i.has_synced for i in self.informers):
+            if self.loop.stopping.wait(0.1):
+                return
+        log.info("caches synced (%d nodes, %d pods); scheduling for %s", len(self.nodes), len(self.pods),
+                 ", ".join(self.profiles))
+        self._ready.set()
+        self.loop.run()
+
+    def stop(self, timeout: float | None = None) -> None:
+        """Stop popping pods, let binding cycles in flight finish (up to ``timeout``,
+        default ``stop_timeout``), release the rest, stop the informers."""
+        timeout = self.options.stop_timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
+        self._stopped.set()
+        self.loop.stop()
+        if self._thread is not None:
+            self._thread.join(max(0.1, deadline - time.monotonic()))
+        if not self.binder.wait_idle(max(0.0, deadline - time.monotonic())):
+            log.warning("%d binding(s) still in flight at shutdown: released", self.binder.in_flight)
+        self.sink.close()  # what has not finished fails fast now: its assumed pod is forgotten
+        self.binder.shutdown()
+        self.binder.wait_idle(5.0)
+        for informer in self.informers:
+            informer.stop()
+        if self._informers_started:
+            self.recorder.stop()
+        log.info("scheduler stopped")
+
+    def _after_binding(self) -> None:
+        self.sink.flush()
+        self.loop.wake()
+
+    # -- hooks -----------------------------------------------------------------------------------
+    def explain(self, namespace: str, name: str) -> dict[str, Any] | None:
+        """The pod's last scheduling attempt, as ``Attempt.to_json`` (per-node filter
+        verdicts, per-plugin scores, the chosen node, the message; ``time`` in seconds
+        since 1970); None if it was never tried."""
+        att = self.loop.last_attempt(f"{namespace}/{name}")
+        if att is None:
+            return None
+        with self.sched.lock:
+            doc = att.to_json()
+        doc["time"] = self.clock.to_unix(att.time)
+        return doc

@@ -1,0 +1,306 @@
+"""``kubesched bench``: run a scheduler_perf-shaped workload through the real scheduler loop.
+
+Nothing is stubbed: the workload's nodes and pods go into the same wiring as
+``kubesched simulate`` (:class:`~kubesched.sim.driver.Simulation`: in-process cluster,
+cache, queue, one Framework per profile, explain off), and every pod goes queue ->
+snapshot -> scheduling cycle -> assume -> bind through the cluster -> cache confirmation.
+Objects are built directly from the templates of :mod:`kubesched.sim.workloads` (one
+parse per template, then cheap copies), so decoding is not measured.
+
+Init pods are scheduled first and not measured. The measured pods are then created at
+once and run to completion; the metrics are those of upstream scheduler_perf:
+
+* ``pods_per_second``: scheduled measured pods / wall time from the first create to the
+  last bind;
+* ``throughput_1s_*``: upstream's throughput collector, replayed on the bind times: a
+  sample every second after the first one that saw a scheduled pod (that one is skipped),
+  empty intervals merged into the next, the last partial interval dropped, percentiles by
+  nearest rank. ``None`` when the run is shorter than two samples;
+* ``algo_latency_*_ms``: upstream's ``scheduling_algorithm_duration_seconds``, which
+  covers ``schedulePod`` (the snapshot update, PreFilter, Filter, PreScore, Score, host
+  selection and, on failure, PostFilter) and not assume/reserve/permit/binding. It is
+  timed from here (:class:`_AlgorithmTimer`), so the scheduling core carries no timing code;
+* ``max_rss_mb``: the process's peak resident set size.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import resource
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kubesched.api.decode import Manifest
+from kubesched.api.defaults import apply_node_defaults, apply_pod_defaults
+from kubesched.api.objects import Node, Pod
+from kubesched.cluster.inprocess import ClusterChange
+from kubesched.config import load_config
+from kubesched.config.types import API_VERSION, KIND
+from kubesched.plugins.registry import in_tree_registry
+from kubesched.scheduler import Scheduler
+from kubesched.sim.driver import MAX_ATTEMPTS_PER_POD, PodOutcome, Simulation
+from kubesched.sim.workloads import (
+    NODE_TEMPLATES, POD_TEMPLATES, WORKLOADS, CreateNodes, CreatePods, Workload,
+)
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+PROGRESS_EVERY = 64  # attempts between two progress reports
+THROUGHPUT_INTERVAL = 1.0  # seconds, upstream throughputSampleInterval
+
+RESULT_KEYS = (
+    "pods_per_second", "throughput_1s_avg", "throughput_1s_p50", "throughput_1s_p90",
+    "throughput_1s_p99", "algo_latency_p50_ms", "algo_latency_p99_ms", "max_rss_mb",
+    "percentage_of_nodes_to_score", "nodes", "pods", "scheduled",
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BenchSpec:
+    workload: str
+    nodes: int
+    init_pods: int
+    pods: int
+    percentage_of_nodes_to_score: int = 100
+    seed: int = 0
+
+    @property
+    def params(self) -> dict[str, int]:
+        return {"nodes": self.nodes, "initPods": self.init_pods, "measurePods": self.pods}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BenchResult:
+    pods_per_second: float
+    throughput_1s_avg: float | None
+    throughput_1s_p50: float | None
+    throughput_1s_p90: float | None
+    throughput_1s_p99: float | None
+    algo_latency_p50_ms: float | None
+    algo_latency_p99_ms: float | None
+    max_rss_mb: float
+    percentage_of_nodes_to_score: int
+    nodes: int
+    pods: int
+    scheduled: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in RESULT_KEYS}
+
+
+def nearest_rank(sorted_values: Sequence[float], pct: int) -> float | None:
+    """Upstream's percentile of a sorted sample: element ``ceil(n * pct / 100) - 1``."""
+    if not sorted_values:
+        return None
+    return sorted_values[max(0, math.ceil(len(sorted_values) * pct / 100) - 1)]
+
+
+def throughput_samples(bind_times: Sequence[float], start: float, end: float,
+                       interval: float = THROUGHPUT_INTERVAL) -> list[float]:
+    """Pods/s samples as upstream's ``throughputCollector`` takes them with a ticker
+    started at ``start`` and stopped at ``end``, given the sorted bind times."""
+    samples: list[float] = []
+    seen = 0  # binds up to the current tick
+    last_count = 0
+    last_tick = start
+    started = False
+    skipped = 0
+    k = 1
+    while start + k * interval <= end:
+        tick = start + k * interval
+        k += 1
+        while seen < len(bind_times) and bind_times[seen] <= tick:
+            seen += 1
+        if seen == 0:
+            continue
+        if not started:
+            started, last_count, last_tick = True, seen, tick
+            continue
+        if seen == last_count:
+            skipped += 1
+            continue
+        rate = (seen - last_count) / (tick - last_tick)
+        samples.extend([rate] * (skipped + 1))
+        last_count, last_tick, skipped = seen, tick, 0
+    return samples
+
+
+class _AlgorithmTimer:
+    """Times each scheduling cycle's algorithm: from the cycle's snapshot update (the first
+    step of upstream ``schedulePod``) to the return of ``Scheduler._schedule_pod``. Both
+    methods are wrapped on this one scheduler instance; nothing else changes."""
+
+    def __init__(self, sched: Scheduler, timer: Callable[[], float]) -> None:
+        for owner, attr in ((sched.cache, "update_snapshot"), (sched, "_schedule_pod")):
+            if not callable(getattr(owner, attr, None)):
+                raise AttributeError(f"cannot time the scheduling algorithm: no {attr}")
+        self.samples: list[float] = []
+        self._t0 = 0.0
+        update = sched.cache.update_snapshot
+        schedule_pod = sched._schedule_pod
+
+        def timed_update(snap: Any) -> None:
+            self._t0 = timer()
+            update(snap)
+
+        def timed_schedule_pod(*args: Any) -> str | None:
+            try:
+                return schedule_pod(*args)
+            finally:
+                self.samples.append(timer() - self._t0)
+
+        setattr(sched.cache, "update_snapshot", timed_update)
+        setattr(sched, "_schedule_pod", timed_schedule_pod)
+
+
+# -- objects --------------------------------------------------------------------------------
+def _node_template(name: str) -> Node:
+    raw = NODE_TEMPLATES[name]
+    meta = {**raw["metadata"], "name": raw["metadata"]["generateName"] + "template"}
+    return Node.from_dict(apply_node_defaults({**raw, "metadata": meta}))
+
+
+def build_nodes(op: CreateNodes, count: int, first: int = 0) -> list[Node]:
+    templates = [_node_template(t) for t in op.templates]
+    out = []
+    for i in range(first, first + count):
+        tpl = templates[i % len(templates)]
+        name = f"{tpl.raw['metadata']['generateName']}{i:05d}"
+        labels = {lab.key: lab.values[i % len(lab.values)] if lab.values else name for lab in op.labels}
+        raw = {**tpl.raw, "metadata": {**tpl.raw["metadata"], "name": name, "uid": name, "labels": labels}}
+        out.append(dataclasses.replace(tpl, raw=raw, name=name, uid=name, labels=labels))
+    return out
+
+
+def _pod_template(name: str, namespace: str) -> Pod:
+    raw = POD_TEMPLATES[name]
+    meta = {**raw["metadata"], "name": raw["metadata"]["generateName"] + "template", "namespace": namespace}
+    return Pod.from_dict(apply_pod_defaults({**raw, "metadata": meta}))
+
+
+def build_pods(op: CreatePods, count: int, namespace: str, first_seq: int = 0) -> list[Pod]:
+    """``count`` pods, pod ``i`` from ``op.templates[i % len]``; the template is parsed once
+    (per namespace: affinity terms default to it) and copied with a new name and uid."""
+    templates = [_pod_template(t, namespace) for t in op.templates]
+    out = []
+    for i in range(count):
+        tpl = templates[i % len(templates)]
+        seq = first_seq + i
+        name = f"{tpl.raw['metadata']['generateName']}{seq:06d}"
+        uid = f"bench-{seq:08d}"
+        raw = {**tpl.raw, "metadata": {**tpl.raw["metadata"], "name": name, "uid": uid}}
+        out.append(dataclasses.replace(tpl, raw=raw, name=name, uid=uid, seq=seq, extra={}))
+    return out
+
+
+def _count(param: str, params: dict[str, int]) -> int:
+    return params[param.removeprefix("$")]
+
+
+# -- running --------------------------------------------------------------------------------
+class Bench:
+    """One workload, built and wired; :meth:`run` schedules it and measures."""
+
+    def __init__(self, spec: BenchSpec, timer: Callable[[], float] = time.perf_counter) -> None:
+        if spec.workload not in WORKLOADS:
+            raise KeyError(spec.workload)
+        self.spec = spec
+        self.workload: Workload = WORKLOADS[spec.workload]
+        self.timer = timer
+        nodes: list[Node] = []
+        for op in self.workload.ops:
+            if isinstance(op, CreateNodes):
+                nodes += build_nodes(op, _count(op.count, spec.params), first=len(nodes))
+        config = load_config({"apiVersion": API_VERSION, "kind": KIND,
+                              "percentageOfNodesToScore": spec.percentage_of_nodes_to_score},
+                             in_tree_registry())
+        self.sim = Simulation(Manifest(nodes=nodes), config, seed=spec.seed, explain=False)
+        self.algo = _AlgorithmTimer(self.sim.sched, timer)
+        self._measured: set[str] = set()
+        self._bound = 0  # binds so far, every pod
+        self.bind_times: list[float] = []  # measured pods only
+        self.sim.cluster.listeners.append(self._on_change)
+
+    def _on_change(self, ch: ClusterChange) -> None:
+        if ch.kind == "pod-bound":
+            self._bound += 1
+            if ch.pod.uid in self._measured:
+                self.bind_times.append(self.timer())
+
+    def _drain(self, phase: str, total: int, progress: Progress | None) -> None:
+        """The driver's queue loop (``Simulation._run_queue`` without re-adding every pod):
+        its own attempt and clock-advance steps, so the bench runs exactly what simulate
+        runs (in-flight bookkeeping, backoff and flush timers on the virtual clock)."""
+        sim = self.sim
+        budget = MAX_ATTEMPTS_PER_POD * max(1, total)
+        attempts = 0
+        bound_before = self._bound
+        while budget > 0:
+            qpi = sim.queue.pop()
+            if qpi is None:
+                if not sim._advance():
+                    break
+                continue
+            budget -= 1
+            if sim._attempt(qpi).result == "Scheduled":
+                # simulate's per-pod record is not the scheduler's memory: keep it for
+                # pending pods only (a bound pod's record is never read again)
+                del sim.outcomes[qpi.pod.uid]
+            attempts += 1
+            if progress is not None and attempts % PROGRESS_EVERY == 0:
+                progress(phase, self._bound - bound_before, total)
+        if progress is not None:
+            progress(phase, self._bound - bound_before, total)
+
+    def _create(self, pods: list[Pod]) -> None:
+        """As the API server and the informers would: store the pods, queue them."""
+        sim = self.sim
+        sim.cluster.load((), pods)
+        for p in pods:
+            sim.outcomes[p.uid] = PodOutcome(p)
+            sim.queue.add(p)
+
+    def run(self, progress: Progress | None = None) -> BenchResult:
+        params = self.spec.params
+        start = end = 0.0
+        samples_before = 0
+        seq = 0
+        for i, op in enumerate(self.workload.ops):
+            if not isinstance(op, CreatePods):
+                continue
+            n = _count(op.count, params)
+            pods = build_pods(op, n, op.namespace or f"namespace-{i}", first_seq=seq)
+            seq += n
+            phase = "measure" if op.collect_metrics else "init"
+            if op.collect_metrics:
+                self._measured.update(p.uid for p in pods)
+                samples_before = len(self.algo.samples)
+                start = self.timer()
+            self._create(pods)
+            self._drain(phase, n, progress)
+            if op.collect_metrics:
+                end = self.bind_times[-1] if self.bind_times else self.timer()
+            log.info("%s pods: %d created, %d bound so far", phase, n, self._bound)
+        scheduled = len(self.bind_times)
+        wall = end - start
+        tput = sorted(throughput_samples(self.bind_times, start, end))
+        algo = sorted(self.algo.samples[samples_before:])
+        ms = [a * 1000.0 for a in algo]
+        return BenchResult(
+            pods_per_second=scheduled / wall if wall > 0 else 0.0,
+            throughput_1s_avg=sum(tput) / len(tput) if tput else None,
+            throughput_1s_p50=nearest_rank(tput, 50), throughput_1s_p90=nearest_rank(tput, 90),
+            throughput_1s_p99=nearest_rank(tput, 99),
+            algo_latency_p50_ms=nearest_rank(ms, 50), algo_latency_p99_ms=nearest_rank(ms, 99),
+            max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+            percentage_of_nodes_to_score=self.spec.percentage_of_nodes_to_score,
+            nodes=self.spec.nodes, pods=self.spec.pods, scheduled=scheduled)
+
+
+def run_bench(spec: BenchSpec, progress: Progress | None = None) -> BenchResult:
+    return Bench(spec).run(progress)
