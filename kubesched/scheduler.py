@@ -196,13 +196,14 @@ class Scheduler:
         return att
 
     def _filter(self, fw: Framework, state: CycleState, pod: Pod, idx: np.ndarray,
-                ) -> tuple[np.ndarray, dict[str, Status], int]:
+                ) -> tuple[np.ndarray, Callable[[], dict[str, Status]], int]:
         """Filter rows ``idx`` from the rotating start; returns (feasible rows in visiting
-        order, statuses of the rejected visited nodes, number of nodes processed)."""
+        order, a function giving the statuses of the rejected visited nodes — built only
+        when a diagnosis is needed —, number of nodes processed)."""
         table = self.snapshot.table
         n = idx.size
         if n == 0:
-            return idx, {}, 0
+            return idx, dict, 0
         pct = fw.percentage_of_nodes_to_score
         to_find = num_feasible_nodes_to_find(100 if pct is None else pct, n)
         if not fw.has_score_plugins:
@@ -216,9 +217,14 @@ class Scheduler:
             last = feasible[to_find - 1]
             processed = int(np.nonzero(order == last)[0][0]) + 1
             feasible = feasible[:to_find]
-        visited = set(order[:processed].tolist())
-        statuses = {table.names[i]: fw.status_of(state, pod, table, out, i)
-                    for i in out.failed_by if i in visited}
+
+        def statuses() -> dict[str, Status]:
+            failed = out.failed_by
+            if processed < n:
+                visited = set(order[:processed].tolist())
+                failed = {i: p for i, p in failed.items() if i in visited}
+            return {table.names[i]: fw.status_of(state, pod, table, out, i) for i in failed}
+
         return feasible, statuses, processed
 
     def _schedule_pod(self, fw: Framework, state: CycleState, pod: Pod, att: Attempt) -> str | None:
@@ -259,7 +265,9 @@ class Scheduler:
             if nominated_row is not None and not self.explain:
                 feasible = np.array([nominated_row], np.intp)
             else:
-                feasible, statuses, processed = self._filter(fw, state, pod, idx)
+                feasible, lazy_statuses, processed = self._filter(fw, state, pod, idx)
+                if self.explain or feasible.size == 0:
+                    statuses = lazy_statuses()
                 if nominated_row is None:
                     self.next_start_node_index = (self.next_start_node_index + processed) % num_all
         if self.explain:

@@ -9,7 +9,6 @@ it, as informers would tell them in a live cluster.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
@@ -22,6 +21,15 @@ from kubesched.framework.status import SUCCESS, Status, error
 
 BIND_EPOCH = dt.datetime(2100, 1, 1, tzinfo=dt.timezone.utc)
 RUNNING_START = "2000-01-01T00:00:00Z"
+
+
+def _copy_spec_status(raw: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a pod's manifest that may change ``spec`` and ``status`` keys without
+    touching the original (the rest is shared: objects are never modified in place)."""
+    out = dict(raw)
+    out["spec"] = dict(raw.get("spec") or {})
+    out["status"] = dict(raw.get("status") or {})
+    return out
 
 
 @dataclass
@@ -111,9 +119,9 @@ class InProcessCluster:
             return error(f"node {node_name!r} not found")
         self.binds += 1
         start = (BIND_EPOCH + dt.timedelta(seconds=self.binds)).strftime("%Y-%m-%dT%H:%M:%SZ")
-        raw = copy.deepcopy(cur.raw)
-        raw.setdefault("spec", {})["nodeName"] = node_name
-        status = raw.setdefault("status", {})
+        raw = _copy_spec_status(cur.raw)
+        raw["spec"]["nodeName"] = node_name
+        status = raw["status"]
         status["startTime"] = start
         status.pop("nominatedNodeName", None)
         bound = dataclasses.replace(cur, raw=raw, node_name=node_name, start_time=start,
@@ -136,8 +144,8 @@ class InProcessCluster:
         cur = self.pods.get(pod.uid)
         if cur is None:
             return
-        raw = copy.deepcopy(cur.raw)
-        status = raw.setdefault("status", {})
+        raw = _copy_spec_status(cur.raw)
+        status = raw["status"]
         if node_name:
             status["nominatedNodeName"] = node_name
         else:
@@ -150,8 +158,8 @@ class InProcessCluster:
         cur = self.pods.get(pod.uid)
         if cur is None:
             return
-        raw = copy.deepcopy(cur.raw)
-        conds = [c for c in raw.setdefault("status", {}).get("conditions", []) if c.get("type") != "PodScheduled"]
+        raw = _copy_spec_status(cur.raw)
+        conds = [c for c in raw["status"].get("conditions", []) if c.get("type") != "PodScheduled"]
         conds.append({"type": "PodScheduled", "status": status, "reason": reason, "message": message})
         raw["status"]["conditions"] = conds
         self.pods[pod.uid] = dataclasses.replace(cur, raw=raw)
