@@ -14,10 +14,11 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## run: install into .venv and show a demo: where the example cluster's pods land, and why one is Pending
+## run: install into .venv; simulate the example cluster (where pods land, why one is Pending), then the same on `kubesched serve` with kubectl
 run: $(STAMP)
 	$(BIN)/kubesched simulate -f examples/mixed-cluster.yaml --tie-break name
 	$(BIN)/kubesched explain -f examples/mixed-cluster.yaml ml/train-big --tie-break name
+	BIN=$(BIN) bash scripts/serve-demo.sh
 
 ## test: install into .venv and run the whole test suite
 test: $(STAMP)
