@@ -28,6 +28,7 @@ from kubesched.framework.interface import (
     PreEnqueuePlugin, PreFilterExtensions, PreFilterPlugin, PreFilterResult, PreScorePlugin,
     QueueSortPlugin, ReservePlugin, ScorePlugin,
 )
+from kubesched.framework.metrics import call_timed
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.types import NodeInfo
@@ -45,6 +46,8 @@ EXTENSION_POINTS: dict[str, type] = {
 def _call(plugin: Any, what: str, fn: Callable[..., Any], *args: Any) -> Any:
     """Run one plugin call; an exception is a bug in the plugin and becomes an Error."""
     try:
+        if args and type(args[0]) is CycleState and args[0].record_plugin_metrics:
+            return call_timed(plugin, what, fn, args[0], args)  # a sampled cycle
         return fn(*args)
     except Exception as exc:  # noqa: BLE001 - turned into an Error status naming the plugin
         log.exception("plugin %s failed in %s", plugin.name, what)

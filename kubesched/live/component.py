@@ -6,7 +6,8 @@ It starts once the server answers ``/readyz`` (the server starts its components 
 before it accepts connections). It stops as soon as the server begins to shut down (so its
 bindings in flight still get answers and its connections are closed before the server
 waits for them), or at the latest when the server stops its components. The component
-owns the scheduler's client and closes it.
+owns the scheduler's client and closes it; the scheduler's metrics appear on the
+server's ``/metrics``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ class SchedulerComponent:
         self._stopped = False
 
     def start(self, server: Any) -> None:
+        api_metrics = getattr(getattr(server, "state", None), "metrics", None)
+        if api_metrics is not None:  # the scheduler's metrics on the server's /metrics
+            api_metrics.registry.register(self.live.metrics.registry)
         stopping = getattr(getattr(server, "state", None), "stopping", None)
         self._thread = threading.Thread(target=self._run, args=(stopping,), name="scheduler-component",
                                         daemon=True)

@@ -22,7 +22,8 @@ Hooks for the outer layers (``kubesched run``, leader election, metrics, debug e
 :attr:`ready` (caches synced and the loop running), :meth:`explain` (the last attempt
 of a pod, as ``kubesched explain`` shows it), :attr:`informers` (``has_synced``,
 ``stats``), :attr:`sched`, :attr:`cache`, :attr:`queue`, :attr:`sink` (``binds``),
-:attr:`loop` (``cycles``, ``attempts``, ``attempt_hooks`` for metrics).
+:attr:`loop` (``cycles``, ``attempts``, ``attempt_hooks`` for metrics), :attr:`metrics`
+(kube-scheduler's Prometheus metrics: ``metrics.registry``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from kubesched.framework.events import ActionType, Resource
 from kubesched.framework.registry import Registry
 from kubesched.live.binder import Binder
 from kubesched.live.loop import SchedulingLoop
+from kubesched.live.metrics import SchedulerMetrics
 from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
 from kubesched.queue.scheduling_queue import SchedulingQueue
 from kubesched.scheduler import Scheduler
@@ -106,6 +108,8 @@ class LiveScheduler:
                                    after_cycle=self.sink.flush, attempts_kept=options.attempts_kept)
         self.handlers.notify = self.loop.wake
         self._wire()
+        self.metrics = SchedulerMetrics()  # kube-scheduler's metrics, in their own registry
+        self.metrics.attach(self)
         self._thread: threading.Thread | None = None
         self._informers_started = False
         self._ready = threading.Event()

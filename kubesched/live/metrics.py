@@ -1,0 +1,162 @@
+"""The live scheduler's Prometheus metrics, with kube-scheduler's names, labels, buckets
+and help texts (``pkg/scheduler/metrics``).
+
+Each :class:`SchedulerMetrics` has its own ``CollectorRegistry`` (several schedulers may
+live in one process: tests); ``kubesched serve`` adds it to the API server's ``/metrics``.
+Hooked in from outside the scheduling core: the loop's ``attempt_hooks`` (attempts,
+durations, preemption victims), timing wrappers on each profile's Framework (extension
+points, PostFilter as preemption attempts) and on ``Scheduler._schedule_pod`` (the
+algorithm's duration, and sampling of cycles for per-plugin timing, as upstream's
+``pluginMetricsSamplePercent``). ``scheduler_pending_pods`` is read from the queue when
+scraped.
+
+Simplification: an attempt counts as ``scheduled`` once its node is chosen (upstream counts
+it when the binding cycle ends); a binding that fails later is not re-counted as ``error``.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import random
+import time
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from kubesched.api.objects import Pod
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.metrics import PLUGIN_RECORDER, status_label
+from kubesched.scheduler import Attempt
+
+if TYPE_CHECKING:
+    from kubesched.live.scheduler import LiveScheduler
+
+log = logging.getLogger(__name__)
+
+PLUGIN_METRICS_SAMPLE_PERCENT = 10  # upstream's pluginMetricsSamplePercent
+
+# Framework methods timed as upstream's extension points
+EXTENSION_POINTS = {
+    "run_pre_filter": "PreFilter", "run_post_filter": "PostFilter", "run_pre_score": "PreScore",
+    "run_score": "Score", "run_reserve": "Reserve", "run_unreserve": "Unreserve", "run_permit": "Permit",
+    "run_pre_bind": "PreBind", "run_bind": "Bind", "run_post_bind": "PostBind",
+}
+
+
+def exponential_buckets(start: float, factor: float, count: int) -> tuple[float, ...]:
+    """Upstream's ``ExponentialBuckets``."""
+    return tuple(start * factor ** i for i in range(count))
+
+
+class _PendingPods(Collector):
+    def __init__(self, live: "LiveScheduler") -> None:
+        self._live = live
+
+    def collect(self) -> Iterator[Any]:
+        fam = GaugeMetricFamily(
+            "scheduler_pending_pods", "[STABLE] Number of pending pods, by the queue type. 'active' means number "
+            "of pods in activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number of "
+            "pods in unschedulablePods that the scheduler attempted to schedule and failed; 'gated' is the "
+            "number of unschedulable pods that the scheduler never attempted to schedule because they are "
+            "gated.", labels=["queue"])
+        q, lock = self._live.queue, self._live.sched.lock
+        if lock.acquire(timeout=2.0):
+            try:
+                gated = sum(1 for p in q.unschedulable_pods.values() if p.gated)
+                counts = {"active": len(q.active_q), "backoff": len(q.backoff_q),
+                          "unschedulable": len(q.unschedulable_pods) - gated, "gated": gated}
+            finally:
+                lock.release()
+            for name, n in counts.items():
+                fam.add_metric([name], n)
+        yield fam
+
+
+class SchedulerMetrics:
+    def __init__(self, sample_percent: int = PLUGIN_METRICS_SAMPLE_PERCENT) -> None:
+        self.registry = CollectorRegistry()
+        self.sample_percent = sample_percent
+        self._rng = random.Random()  # never the scheduler's own rng: decisions must not change
+        r = self.registry
+        self.attempts = Counter(
+            "scheduler_schedule_attempts", "[STABLE] Number of attempts to schedule pods, by the result. "
+            "'unschedulable' means a pod could not be scheduled, while 'error' means an internal scheduler "
+            "problem.", ["result", "profile"], registry=r)
+        self.attempt_duration = Histogram(
+            "scheduler_scheduling_attempt_duration_seconds", "[STABLE] Scheduling attempt latency in seconds "
+            "(scheduling algorithm + binding)", ["result", "profile"],
+            buckets=exponential_buckets(0.001, 2, 15), registry=r)
+        self.algorithm_duration = Histogram(
+            "scheduler_scheduling_algorithm_duration_seconds", "[ALPHA] Scheduling algorithm latency in seconds",
+            buckets=exponential_buckets(0.001, 2, 15), registry=r)
+        self.preemption_victims = Histogram(
+            "scheduler_preemption_victims", "[STABLE] Number of selected preemption victims",
+            buckets=exponential_buckets(1, 2, 7), registry=r)
+        self.preemption_attempts = Counter(
+            "scheduler_preemption_attempts", "[STABLE] Total preemption attempts in the cluster till now",
+            registry=r)
+        self.extension_point_duration = Histogram(
+            "scheduler_framework_extension_point_duration_seconds", "[STABLE] Latency for running all plugins "
+            "of a specific extension point.", ["extension_point", "status", "profile"],
+            buckets=exponential_buckets(0.0001, 2, 12), registry=r)
+        self.plugin_duration = Histogram(
+            "scheduler_plugin_execution_duration_seconds", "[ALPHA] Duration for running a plugin at a specific "
+            "extension point.", ["plugin", "extension_point", "status"],
+            buckets=exponential_buckets(0.00001, 1.5, 20), registry=r)
+
+    # -- wiring ------------------------------------------------------------------------------
+    def attach(self, live: "LiveScheduler") -> None:
+        """Hook into ``live``'s loop, profiles and scheduler, and export its queue's sizes."""
+        live.loop.attempt_hooks.append(self.on_attempt)
+        for profile, fw in live.sched.profiles.items():
+            for method, point in EXTENSION_POINTS.items():
+                setattr(fw, method, self._timed_point(getattr(fw, method), point, profile))
+        live.sched._schedule_pod = self._timed_algorithm(live.sched._schedule_pod)  # type: ignore[method-assign]
+        self.registry.register(_PendingPods(live))
+
+    def _timed_point(self, fn: Callable[..., Any], point: str, profile: str) -> Callable[..., Any]:
+        hist = self.extension_point_duration
+        preemption = self.preemption_attempts if point == "PostFilter" else None
+
+        @functools.wraps(fn)
+        def timed(*args: Any, **kw: Any) -> Any:
+            started = time.perf_counter()
+            out = fn(*args, **kw)
+            hist.labels(point, status_label(out), profile).observe(time.perf_counter() - started)
+            if preemption is not None:
+                preemption.inc()
+            return out
+        return timed
+
+    def _timed_algorithm(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def timed(fw: Any, state: CycleState, pod: Pod, att: Attempt) -> Any:
+            if self._rng.randrange(100) < self.sample_percent:
+                state.record_plugin_metrics = True
+                state.write(PLUGIN_RECORDER, self.record_plugin)
+            started = time.perf_counter()
+            out = fn(fw, state, pod, att)
+            self.algorithm_duration.observe(time.perf_counter() - started)
+            return out
+        return timed
+
+    # -- observations --------------------------------------------------------------------------
+    def record_plugin(self, plugin: str, point: str, status: str, seconds: float) -> None:
+        self.plugin_duration.labels(plugin, point, status).observe(seconds)
+
+    def on_attempt(self, pod: Pod, att: Attempt, seconds: float) -> None:
+        if att.result == "Error":
+            result = "error"
+        elif att.chosen is not None:
+            result = "scheduled"
+        else:
+            result = "unschedulable"
+        profile = pod.scheduler_name
+        self.attempts.labels(result, profile).inc()
+        self.attempt_duration.labels(result, profile).observe(seconds)
+        if att.nominated_node:
+            self.preemption_victims.observe(len(att.victims))
