@@ -15,12 +15,16 @@ from __future__ import annotations
 
 import logging
 import math
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from kubesched.api.objects import Node, Pod
+import numpy as np
+
+from kubesched.api.objects import Node, Pod, Taint
 from kubesched.api.selectors import LabelSelector, Requirement
+from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins.podtopologyspread.args import HONOR, LABEL_HOSTNAME, DefaultConstraint
 
@@ -114,7 +118,12 @@ def required_affinity_matches(pod: Pod, node: Node) -> bool:
 def has_untolerated_hard_taint(pod: Pod, node: Node) -> bool:
     """A NoSchedule/NoExecute taint the pod does not tolerate
     (``FindMatchingUntoleratedTaint`` with ``DoNotScheduleTaintsFilterFunc``)."""
-    for t in node.taints:
+    return taints_untolerated(pod, node.taints)
+
+
+def taints_untolerated(pod: Pod, taints: Sequence[Taint]) -> bool:
+    """``has_untolerated_hard_taint`` for a node's taint list."""
+    for t in taints:
         if t.effect in _HARD_TAINT_EFFECTS and not any(tol.tolerates(t) for tol in pod.tolerations):
             return True
     return False
@@ -176,6 +185,10 @@ class MatchCounter:
     def __init__(self, capacity: int = 64) -> None:
         self.capacity = capacity
         self._memo: OrderedDict[tuple[str, LabelSelector], dict[str, tuple[int, int]]] = OrderedDict()
+        # Per (namespace, selector): the counts of every NodeTable row, with the table
+        # (weakly) and its version when they were last brought up to date.
+        self._arrays: dict[tuple[str, LabelSelector],
+                           tuple[weakref.ref[NodeTable], int, np.ndarray]] = {}
 
     def table(self, namespace: str, selector: LabelSelector) -> dict[str, tuple[int, int]]:
         key = (namespace, selector)
@@ -183,7 +196,8 @@ class MatchCounter:
         if t is None:
             t = self._memo[key] = {}
             if len(self._memo) > self.capacity:
-                self._memo.popitem(last=False)
+                old, _ = self._memo.popitem(last=False)
+                self._arrays.pop(old, None)
         else:
             self._memo.move_to_end(key)
         return t
@@ -203,6 +217,28 @@ class MatchCounter:
         n = count_matching(ni.pods, selector, namespace)
         table[ni.name] = (ni.generation, n)
         return n
+
+    def counts_array(self, table: NodeTable, namespace: str, selector: LabelSelector) -> np.ndarray:
+        """``count`` for every row of ``table`` (int64, read-only for callers). Kept per
+        selector and brought up to date from the rows the table rewrote since last time."""
+        if selector.empty or selector.nothing:
+            return np.zeros(table.size, dtype=np.int64)
+        key = (namespace, selector)
+        memo = self.table(namespace, selector)
+        infos = table.infos
+        entry = self._arrays.get(key)
+        if entry is not None and entry[0]() is table and entry[2].size == table.size:
+            changed = table.changed_since(entry[1])
+            if changed is not None:
+                arr = entry[2]
+                for j in changed.tolist():
+                    arr[j] = self.count_in(memo, infos[j], selector, namespace)
+                self._arrays[key] = (entry[0], table.version, arr)
+                return arr
+        arr = np.fromiter((self.count_in(memo, ni, selector, namespace) for ni in infos),
+                          dtype=np.int64, count=table.size)
+        self._arrays[key] = (weakref.ref(table), table.version, arr)
+        return arr
 
     def count(self, ni: NodeInfo, selector: LabelSelector, namespace: str) -> int:
         if selector.empty or selector.nothing:

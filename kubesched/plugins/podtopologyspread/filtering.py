@@ -31,6 +31,7 @@ from kubesched.framework.types import NodeInfo
 from kubesched.plugins.podtopologyspread.common import (
     MAX_INT32, Constraint, MatchCounter, NodeInclusion, node_has_all_keys,
 )
+from kubesched.plugins.podtopologyspread.tablecount import critical_paths_of, prefilter_counts
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +91,13 @@ class PreFilterState:
 
 
 def compute_state(pod: Pod, constraints: tuple[Constraint, ...], nodes: Sequence[NodeInfo],
-                  counter: MatchCounter) -> PreFilterState:
-    """``calPreFilterState`` over all nodes (``constraints`` non-empty)."""
+                  counter: MatchCounter, table: NodeTable | None = None) -> PreFilterState:
+    """``calPreFilterState`` over all nodes (``constraints`` non-empty). With ``table``
+    (whose rows are exactly ``nodes``) the counting is done on its columns."""
+    if table is not None:
+        tcounts = prefilter_counts(pod, constraints, table, counter)
+        return PreFilterState(constraints, [CriticalPaths(*critical_paths_of(m)) for m in tcounts],
+                              tcounts)
     counts: list[dict[str, int]] = [{} for _ in constraints]
     tables = [counter.table_for(pod.namespace, c.selector) for c in constraints]
     inclusion = NodeInclusion(pod)

@@ -84,8 +84,19 @@ class PodTopologySpread:
         constraints = self.constraints(pod, DO_NOT_SCHEDULE)
         if not constraints:
             return None, SKIP
-        state.write(PRE_FILTER_KEY, filtering.compute_state(pod, constraints, nodes, self.counter))
+        state.write(PRE_FILTER_KEY, filtering.compute_state(pod, constraints, nodes, self.counter,
+                                                            self._table_of(nodes)))
         return None, SUCCESS
+
+    def _table_of(self, nodes: Sequence[NodeInfo]) -> NodeTable | None:
+        """The snapshot's NodeTable when ``nodes`` are exactly its rows, else None."""
+        snap = getattr(self.handle, "snapshot", None)
+        if snap is None or nodes is not snap.node_infos:
+            return None
+        table: NodeTable = snap.table
+        if table.size != len(nodes):
+            return None
+        return table
 
     @staticmethod
     def _pre_filter_state(state: CycleState) -> filtering.PreFilterState | Status:
@@ -132,8 +143,14 @@ class PodTopologySpread:
         # Nodes lacking a topology key are ignored unless the constraints are the system
         # defaults (so nodes without a zone label still get hostname spreading).
         require_all = bool(pod.spread_constraints) or not self.system_defaulted
+        table = self._table_of(all_nodes)
+        rows = None
+        if table is not None:
+            index = table.index
+            if all(ni.name in index for ni in nodes):
+                rows = np.fromiter((index[ni.name] for ni in nodes), dtype=np.intp, count=len(nodes))
         state.write(PRE_SCORE_KEY, scoring.compute_state(pod, constraints, nodes, all_nodes,
-                                                         require_all, self.counter))
+                                                         require_all, self.counter, table, rows))
         return SUCCESS
 
     @staticmethod

@@ -29,6 +29,7 @@ from kubesched.plugins.podtopologyspread.common import (
     Constraint, MatchCounter, NodeInclusion, go_log, go_round, node_has_all_keys,
 )
 from kubesched.plugins.podtopologyspread.filtering import domain_array
+from kubesched.plugins.podtopologyspread.tablecount import prescore_counts
 
 log = logging.getLogger(__name__)
 
@@ -59,9 +60,20 @@ def score_for_count(cnt: int, max_skew: int, weight: float) -> float:
 
 def compute_state(pod: Pod, constraints: tuple[Constraint, ...], filtered: Sequence[NodeInfo],
                   all_nodes: Sequence[NodeInfo], require_all: bool,
-                  counter: MatchCounter) -> PreScoreState:
-    """``initPreScoreState`` plus the counting over all nodes (``constraints`` non-empty)."""
+                  counter: MatchCounter, table: NodeTable | None = None,
+                  rows: np.ndarray | None = None) -> PreScoreState:
+    """``initPreScoreState`` plus the counting over all nodes (``constraints`` non-empty).
+    With ``table`` (rows exactly ``all_nodes``) and ``rows`` (the rows of ``filtered``)
+    the counting is done on the table's columns."""
     s = PreScoreState(constraints)
+    if table is not None and rows is not None:
+        ignored, s.topology_value_to_pod_counts, sizes = prescore_counts(
+            pod, constraints, table, rows, require_all, counter)
+        s.ignored_nodes = {table.names[j] for j in ignored.tolist()}
+        for i, c in enumerate(constraints):
+            size = len(filtered) - len(s.ignored_nodes) if c.is_hostname else sizes[i]
+            s.topology_normalizing_weight.append(topology_normalizing_weight(size))
+        return s
     counts: list[dict[str, int]] = [{} for _ in constraints]
     topo_size = [0] * len(constraints)
     for ni in filtered:
