@@ -101,7 +101,10 @@ class NodeTable:
         start = version - self._log_base
         if start < 0:
             return None
-        return np.unique(np.array(self._log[start:], dtype=np.intp))
+        seg = self._log[start:]
+        if len(seg) <= 1:
+            return np.array(seg, dtype=np.intp)
+        return np.array(sorted(set(seg)), dtype=np.intp)
 
     # -- labels -------------------------------------------------------------------------
     @staticmethod
