@@ -229,13 +229,14 @@ def _codes(table: NodeTable, key: str, idx: np.ndarray) -> tuple[np.ndarray, dic
 
 
 def _per_code(counts: Counts, key: str, ids: Mapping[str, int], n: int) -> np.ndarray:
-    """Count per label code, with a trailing 0 that code -1 (label absent) picks up."""
-    per = np.zeros(n + 1, np.int64)
-    for (k, v), c in counts.items():
-        if k == key:
-            code = ids.get(v)
-            if code is not None:
-                per[code] = c
+    """Count per label code; slot ``n`` collects values no node has (then reset to 0) and
+    the trailing 0 at ``n + 1`` is what code -1 (label absent) picks up."""
+    per = np.zeros(n + 2, np.int64)
+    vals = [c for (k, _), c in counts.items() if k == key]
+    if vals:
+        codes = np.fromiter((ids.get(v, n) for (k, v) in counts if k == key), np.intp, len(vals))
+        per[codes] = vals
+        per[n] = 0
     return per
 
 
@@ -258,12 +259,14 @@ def filter_mask(s: PreFilterState, table: NodeTable, idx: np.ndarray) -> np.ndar
             c, ids, n = _codes(table, it.topology_key, idx)
             ok &= ~(_per_code(s.anti_affinity_counts, it.topology_key, ids, n)[c] > 0)
     if s.existing_anti_affinity_counts:
-        for key, values in s.existing_index().items():
+        by_key: dict[str, list[str]] = {}
+        for (key, v), cnt in s.existing_anti_affinity_counts.items():
+            if cnt > 0:
+                by_key.setdefault(key, []).append(v)
+        for key, values in by_key.items():
             c, ids, n = _codes(table, key, idx)
-            bad = np.zeros(n + 1, bool)
-            for v in values:
-                code = ids.get(v)
-                if code is not None:
-                    bad[code] = True
+            bad = np.zeros(n + 2, bool)  # [n]: values no node has; [n + 1]: label absent
+            bad[np.fromiter((ids.get(v, n) for v in values), np.intp, len(values))] = True
+            bad[n] = False
             ok &= ~bad[c]
     return ok

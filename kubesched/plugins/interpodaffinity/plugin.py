@@ -19,7 +19,7 @@ from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.status import SKIP, SUCCESS, Status, error
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
-from kubesched.plugins.interpodaffinity import filtering, scoring
+from kubesched.plugins.interpodaffinity import counting, filtering, scoring
 from kubesched.plugins.interpodaffinity.args import InterPodAffinityArgs, parse_args, validate
 from kubesched.plugins.interpodaffinity.common import existing_term_matches_all
 
@@ -35,6 +35,7 @@ class InterPodAffinity:
         validate(args, "")
         self.args = args
         self.handle = handle
+        self._caches = counting.Caches()
 
     @staticmethod
     def parse_args(raw: Mapping[str, Any] | None, path: str) -> InterPodAffinityArgs:
@@ -44,8 +45,8 @@ class InterPodAffinity:
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status]:
         snap = self.handle.snapshot
-        s = filtering.build_state(pod, nodes, snap.have_pods_with_required_anti_affinity,
-                                  self.handle.objects)
+        s = counting.build_state(self._caches, pod, nodes, getattr(snap, "table", None),
+                                 self.handle.objects)
         if filtering.should_skip(s):
             return None, SKIP
         state.write(filtering.PRE_FILTER_STATE_KEY, s)
@@ -89,10 +90,10 @@ class InterPodAffinity:
         if self.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return SKIP
         snap = self.handle.snapshot
-        # Without preferred terms of its own, only pods with affinity can contribute.
-        infos = snap.node_infos if has_constraints else snap.have_pods_with_affinity
-        ts = scoring.build_scores(pod, infos, has_constraints, self.handle.objects,
-                                  self.args.hard_pod_affinity_weight)
+        # Incremental form of scoring.build_scores over every node (nodes without pods
+        # with affinity contribute only through the incoming pod's preferred terms).
+        ts = counting.build_scores(self._caches, pod, snap.node_infos, getattr(snap, "table", None),
+                                   self.handle.objects, self.args.hard_pod_affinity_weight)
         if not ts:
             return SKIP
         state.write(scoring.PRE_SCORE_STATE_KEY, scoring.PreScoreState(ts))

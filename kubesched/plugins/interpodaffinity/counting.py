@@ -1,0 +1,208 @@
+"""Incremental forms of InterPodAffinity's PreFilter counting and PreScore summing.
+
+Same results as :func:`filtering.build_state` and :func:`scoring.build_scores` (which stay
+the reference), but the pod-independent part of the work is cached per node in
+:class:`NodeAggregate` s (recomputed only for nodes whose generation moved):
+
+- for a label selector and topology key: ``(namespace, domain) -> matching pods``;
+- for the required affinity terms (selectors, keys) together: ``(namespace, term index,
+  domain) -> pods matching every selector``;
+- the required anti-affinity terms of existing pods: ``(term, domain) -> occurrences``;
+- the affinity terms of existing pods used by scoring: ``(kind, term, weight, domain)``.
+
+Per cycle only the namespace admission and the existing terms' match against the incoming
+pod are evaluated, once per distinct namespace / term.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from kubesched.api.objects import Pod, PodAffinityTerm
+from kubesched.framework.interface import ClusterObjects
+from kubesched.framework.types import NodeInfo
+from kubesched.plugins.interpodaffinity.common import (
+    IncomingTerm, existing_term_matches, incoming_terms, namespace_labels,
+)
+from kubesched.plugins.interpodaffinity.filtering import Counts, PreFilterState
+from kubesched.plugins.interpodaffinity.nodecache import AggregateCache, Contribution
+from kubesched.plugins.interpodaffinity.scoring import ScoreMap, _Accumulator
+
+log = logging.getLogger(__name__)
+
+_REQ, _PREF, _ANTI = 0, 1, 2
+
+
+class Caches:
+    """The plugin instance's aggregates (one per signature)."""
+
+    def __init__(self) -> None:
+        self.selector = AggregateCache()
+        self.affinity = AggregateCache()
+        self.existing_anti = AggregateCache(1)
+        self.existing_score = AggregateCache(1)
+        # Terms of existing pods, interned once per node refresh: hashing a term (a frozen
+        # dataclass) is deep, so per-cycle loops work on small integer ids.
+        self._term_ids: dict[PodAffinityTerm, int] = {}
+        self.terms: list[PodAffinityTerm] = []
+
+    def term_id(self, t: PodAffinityTerm) -> int:
+        i = self._term_ids.get(t)
+        if i is None:
+            i = self._term_ids[t] = len(self.terms)
+            self.terms.append(t)
+        return i
+
+    def existing_anti_contrib(self, ni: NodeInfo) -> Contribution:
+        assert ni.node is not None
+        labels = ni.node.labels
+        out: Contribution = {}
+        for ep in ni.pods_with_required_anti_affinity:
+            assert ep.affinity is not None
+            for t in ep.affinity.anti_affinity_required:
+                tv = labels.get(t.topology_key)
+                if tv is not None:
+                    k = (self.term_id(t), tv)
+                    out[k] = out.get(k, 0) + 1
+        return out
+
+    def existing_score_contrib(self, ni: NodeInfo) -> Contribution:
+        assert ni.node is not None
+        labels = ni.node.labels
+        out: Contribution = {}
+        for ep in ni.pods_with_affinity:
+            aff = ep.affinity
+            if aff is None:
+                continue
+            entries = [(_REQ, t, 0) for t in aff.pod_affinity_required]
+            entries += [(_PREF, w.term, w.weight) for w in aff.pod_affinity_preferred]
+            entries += [(_ANTI, w.term, w.weight) for w in aff.anti_affinity_preferred]
+            for kind, t, weight in entries:
+                tv = labels.get(t.topology_key)
+                if tv is not None:
+                    k = ((kind, self.term_id(t), weight), tv)
+                    out[k] = out.get(k, 0) + 1
+        return out
+
+
+def _selector_contrib(selector: Any, key: str) -> Any:
+    def contrib(ni: NodeInfo) -> Contribution:
+        assert ni.node is not None
+        tv = ni.node.labels.get(key)
+        out: Contribution = {}
+        if tv is None:
+            return out
+        for p in ni.pods:
+            if selector.matches(p.labels):
+                k = (p.namespace, tv)
+                out[k] = out.get(k, 0) + 1
+        return out
+    return contrib
+
+
+def _affinity_contrib(selectors: tuple[Any, ...], keys: tuple[str, ...]) -> Any:
+    def contrib(ni: NodeInfo) -> Contribution:
+        assert ni.node is not None
+        labels = ni.node.labels
+        tvs = [labels.get(k) for k in keys]
+        out: Contribution = {}
+        for p in ni.pods:
+            pl = p.labels
+            if all(s.matches(pl) for s in selectors):
+                for i, tv in enumerate(tvs):
+                    if tv is not None:
+                        k = (p.namespace, (i, tv))
+                        out[k] = out.get(k, 0) + 1
+        return out
+    return contrib
+
+
+def _term_counts(caches: Caches, it: IncomingTerm, nodes: Sequence[NodeInfo],
+                 table: Any) -> dict[str, int]:
+    """Domain (of ``it.topology_key``) -> pods matching ``it``."""
+    key = it.topology_key
+    agg = caches.selector.get((it.selector, key), _selector_contrib(it.selector, key))
+    out: dict[str, int] = {}
+    for ns, sub in agg.sync(nodes, table).items():
+        if it.admits(ns):
+            if not out:
+                out = dict(sub)
+            else:
+                for tv, c in sub.items():
+                    out[tv] = out.get(tv, 0) + c
+    return out
+
+
+def build_state(caches: Caches, pod: Pod, nodes: Sequence[NodeInfo], table: Any,
+                objects: ClusterObjects) -> PreFilterState:
+    aff = pod.affinity
+    s = PreFilterState(pod, incoming_terms(aff.pod_affinity_required if aff else (), objects),
+                       incoming_terms(aff.anti_affinity_required if aff else (), objects),
+                       namespace_labels(objects, pod.namespace))
+    existing = s.existing_anti_affinity_counts
+    ns_labels = s.namespace_labels
+    agg = caches.existing_anti.get(None, caches.existing_anti_contrib)
+    for tid, sub in agg.sync(nodes, table).items():
+        t = caches.terms[tid]
+        if existing_term_matches(t, pod, ns_labels):
+            key = t.topology_key
+            if not existing:
+                existing.update({(key, tv): c for tv, c in sub.items()})
+            else:
+                for tv, c in sub.items():
+                    existing[(key, tv)] = existing.get((key, tv), 0) + c
+    if s.affinity_terms:
+        _affinity_counts(caches, s, nodes, table)
+    anti = s.anti_affinity_counts
+    for it in s.anti_affinity_terms:
+        key = it.topology_key
+        for tv, c in _term_counts(caches, it, nodes, table).items():
+            anti[(key, tv)] = anti.get((key, tv), 0) + c
+    return s
+
+
+def _affinity_counts(caches: Caches, s: PreFilterState, nodes: Sequence[NodeInfo], table: Any) -> None:
+    terms = s.affinity_terms
+    sels = tuple(it.selector for it in terms)
+    keys = tuple(it.topology_key for it in terms)
+    agg = caches.affinity.get((sels, keys), _affinity_contrib(sels, keys))
+    admitted: dict[str, bool] = {}
+    out: Counts = s.affinity_counts
+    for ns, sub in agg.sync(nodes, table).items():
+        if all(it.admits(ns) for it in terms):
+            for (i, tv), c in sub.items():
+                pair = (keys[i], tv)
+                out[pair] = out.get(pair, 0) + c
+
+
+def build_scores(caches: Caches, pod: Pod, nodes: Sequence[NodeInfo], table: Any,
+                 objects: ClusterObjects, hard_weight: int) -> ScoreMap:
+    acc = _Accumulator(pod, objects, hard_weight)
+    scores = acc.scores
+    for it, sign in [(it, 1) for it in acc.preferred] + [(it, -1) for it in acc.preferred_anti]:
+        delta = sign * it.weight
+        counts = _term_counts(caches, it, nodes, table)
+        if counts:
+            m = scores.setdefault(it.topology_key, {})
+            for tv, c in counts.items():
+                m[tv] = m.get(tv, 0) + delta * c
+    memo: dict[int, bool] = {}
+    agg = caches.existing_score.get(None, caches.existing_score_contrib)
+    for (kind, tid, w), sub in agg.sync(nodes, table).items():
+        if kind == _REQ:
+            if hard_weight <= 0:
+                continue
+            delta = hard_weight
+        else:
+            delta = w if kind == _PREF else -w
+        ok = memo.get(tid)
+        if ok is None:
+            t = caches.terms[tid]
+            ok = memo[tid] = existing_term_matches(t, pod, acc.ns_labels)
+        if ok:
+            m = scores.setdefault(caches.terms[tid].topology_key, {})
+            for tv, c in sub.items():
+                m[tv] = m.get(tv, 0) + delta * c
+    return scores
