@@ -199,7 +199,7 @@ class Cache:
     def update_snapshot(self, snap: Snapshot) -> None:
         """Bring ``snap`` up to date, cloning only the NodeInfos that changed."""
         rebuild = self._nodes_changed
-        affinity_changed = False
+        affinity_changed: list[str] = []
         seen = snap.generation  # what the snapshot had before this update
         for name in self._dirty:
             ni = self.nodes.get(name)
@@ -213,7 +213,7 @@ class Cache:
             if old is None or (bool(old.pods_with_affinity) != bool(clone.pods_with_affinity) or
                                bool(old.pods_with_required_anti_affinity)
                                != bool(clone.pods_with_required_anti_affinity)):
-                affinity_changed = True
+                affinity_changed.append(name)
             if not snap._replace(clone):
                 rebuild = True
             snap.generation = max(snap.generation, ni.generation)
@@ -229,4 +229,4 @@ class Cache:
             snap._set_lists(self.tree.list())
             self._nodes_changed = False
         elif affinity_changed:
-            snap._refresh_affinity_lists()
+            snap._update_affinity_lists(affinity_changed)

@@ -7,6 +7,7 @@ removing a node rebuilds the (zone-interleaved) list.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 
 from kubesched.api.objects import Node, Pod
@@ -56,6 +57,26 @@ class Snapshot:
         self.position = {ni.name: i for i, ni in enumerate(self.node_infos)}
         self._table = None
         self._refresh_affinity_lists()
+
+    def _update_affinity_lists(self, names: list[str]) -> None:
+        """Nodes ``names`` gained or lost pods with (anti-)affinity: add or drop them in the
+        two lists, keeping the lists in node order, without walking every node."""
+        for name in names:
+            ni = self.node_map.get(name)
+            pos = self.position.get(name)
+            if ni is None or pos is None:
+                self._refresh_affinity_lists()
+                return
+            for lst, member in ((self.have_pods_with_affinity, bool(ni.pods_with_affinity)),
+                                (self.have_pods_with_required_anti_affinity,
+                                 bool(ni.pods_with_required_anti_affinity))):
+                keys = [self.position[x.name] for x in lst]
+                i = bisect.bisect_left(keys, pos)
+                present = i < len(lst) and lst[i] is ni
+                if member and not present:
+                    lst.insert(i, ni)
+                elif present and not member:
+                    del lst[i]
 
     def _refresh_affinity_lists(self) -> None:
         self.have_pods_with_affinity = [ni for ni in self.node_infos if ni.pods_with_affinity]
