@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from kubesched.api.validation.strings import is_qualified_name, is_valid_label_value
+
 
 class FieldError(NamedTuple):
     """One ``field.Error``: where, and what (``Invalid value: "x": why``)."""
@@ -26,70 +28,14 @@ class FieldError(NamedTuple):
         return f"{self.path}: {self.detail}"
 
 
-_QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QNAME = re.compile(_QNAME_FMT)
-_LABEL_VALUE_FMT = f"({_QNAME_FMT})?"
-_LABEL_VALUE = re.compile(_LABEL_VALUE_FMT)
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUBDOMAIN = re.compile(_DNS1123_SUBDOMAIN_FMT)
-_QNAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-              "end with an alphanumeric character")
-_LABEL_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, "
-                    "'-', '_' or '.', and must start and end with an alphanumeric character")
-_DNS1123_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-                "'-' or '.', and must start and end with an alphanumeric character")
 _INT64 = re.compile(r"[+-]?[0-9]+")
 
 LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 FIELD_OPERATORS = ("In", "NotIn")
 
 
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    shown = " or ".join(f"'{e}', " for e in examples)
-    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
-
-
-def _max_len(n: int) -> str:
-    return f"must be no more than {n} characters"
-
-
-def qualified_name_errors(value: str) -> list[str]:
-    """apimachinery ``IsQualifiedName``."""
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) > 2:
-        return [f"a qualified name {_regex_error(_QNAME_MSG, _QNAME_FMT, 'MyName', 'my.name', '123-abc')}"
-                " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    name = parts[-1]
-    if len(parts) == 2:
-        prefix = parts[0]
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix.encode()) > 253:
-                errs.append("prefix part " + _max_len(253))
-            if not _DNS1123_SUBDOMAIN.fullmatch(prefix):
-                errs.append("prefix part " + _regex_error(_DNS1123_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name.encode()) > 63:
-        errs.append("name part " + _max_len(63))
-    if not _QNAME.fullmatch(name):
-        errs.append("name part " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
-def label_value_errors(value: str) -> list[str]:
-    """apimachinery ``IsValidLabelValue``."""
-    errs: list[str] = []
-    if len(value.encode()) > 63:
-        errs.append(_max_len(63))
-    if not _LABEL_VALUE.fullmatch(value):
-        errs.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
+qualified_name_errors = is_qualified_name
+label_value_errors = is_valid_label_value
 
 
 def _go_quote(v: Any) -> str:

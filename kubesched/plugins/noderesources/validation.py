@@ -9,10 +9,10 @@ is refused with upstream's field path and message.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from kubesched.api.validation.strings import is_qualified_name
 from kubesched.framework.errors import ProfileError
 
 if TYPE_CHECKING:
@@ -60,52 +60,6 @@ def raise_errors(errors: Sequence[FieldError]) -> None:
 
 
 # -- qualified names (apimachinery IsQualifiedName) -----------------------------------------
-_QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QNAME_RE = re.compile(f"^{_QNAME_FMT}$")
-_QNAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-              "end with an alphanumeric character")
-_DNS_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS_SUBDOMAIN_FMT = _DNS_LABEL + "(\\." + _DNS_LABEL + ")*"
-_DNS_SUBDOMAIN_RE = re.compile(f"^{_DNS_SUBDOMAIN_FMT}$")
-_DNS_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                      "characters, '-' or '.', and must start and end with an alphanumeric character")
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    ex = " or ".join(f"'{e}'" for e in examples)
-    return f"{msg} (e.g. {ex}, regex used for validation is '{fmt}')"
-
-
-def is_qualified_name(value: str) -> list[str]:
-    """Messages of ``validation.IsQualifiedName`` (empty when valid)."""
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix) > 253:
-                errs.append("prefix part must be no more than 253 characters")
-            if not _DNS_SUBDOMAIN_RE.match(prefix):
-                errs.append("prefix part " + _regex_error(_DNS_SUBDOMAIN_MSG, _DNS_SUBDOMAIN_FMT,
-                                                          "example.com"))
-    else:
-        return ["a qualified name " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if not _QNAME_RE.match(name):
-        errs.append("name part " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
 def is_extended_resource_name(name: str) -> bool:
     """``v1helper.IsExtendedResourceName``: domain-prefixed, outside kubernetes.io, quota-able."""
     if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
