@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -31,7 +30,7 @@ from kubesched.framework.types import NodeInfo
 from kubesched.plugins.podtopologyspread.common import (
     MAX_INT32, Constraint, MatchCounter, NodeInclusion, node_has_all_keys,
 )
-from kubesched.plugins.podtopologyspread.tablecount import critical_paths_of, prefilter_counts
+from kubesched.plugins.podtopologyspread.tablecount import DomainCounts, prefilter_domain_counts
 
 log = logging.getLogger(__name__)
 
@@ -70,22 +69,58 @@ class CriticalPaths:
         return CriticalPaths(self.v0, self.n0, self.v1, self.n1)
 
 
-@dataclass(slots=True)
 class PreFilterState:
     """Upstream ``preFilterState``: constraints (shared by clones), critical paths and
-    per-domain match counts, both indexed by constraint."""
+    per-domain match counts, both indexed by constraint.
 
-    constraints: tuple[Constraint, ...]
-    critical_paths: list[CriticalPaths]
-    tp_value_to_match_num: list[dict[str, int]]
+    Built from a NodeTable, the counts are kept as arrays over the label codes
+    (``tablecount.DomainCounts``, read-only) and turned into the per-domain dicts only
+    when something reads ``tp_value_to_match_num`` (AddPod/RemovePod, the per-node
+    Filter); from then on the dicts are the truth and the arrays are dropped."""
+
+    __slots__ = ("constraints", "critical_paths", "_maps", "_arrays", "_table", "_version")
+
+    def __init__(self, constraints: tuple[Constraint, ...], critical_paths: list[CriticalPaths],
+                 tp_value_to_match_num: list[dict[str, int]] | None = None,
+                 arrays: list[DomainCounts] | None = None, table: NodeTable | None = None) -> None:
+        self.constraints = constraints
+        self.critical_paths = critical_paths
+        self._maps = tp_value_to_match_num
+        self._arrays = arrays if tp_value_to_match_num is None else None
+        self._table = table if self._arrays is not None else None
+        self._version = table.version if table is not None else -1
+
+    @property
+    def tp_value_to_match_num(self) -> list[dict[str, int]]:
+        if self._maps is None:
+            assert self._arrays is not None
+            self._maps = [d.as_dict() for d in self._arrays]
+            self._arrays = None
+            self._table = None
+        return self._maps
+
+    def arrays_for(self, table: NodeTable) -> list[DomainCounts] | None:
+        """The array counts when they are still valid for ``table`` (same table, unchanged)."""
+        if self._arrays is None or self._table is not table or table.version != self._version:
+            return None
+        return self._arrays
 
     def clone(self) -> "PreFilterState":
-        return PreFilterState(self.constraints, [p.clone() for p in self.critical_paths],
-                              [dict(m) for m in self.tp_value_to_match_num])
+        paths = [p.clone() for p in self.critical_paths]
+        if self._maps is None:
+            c = PreFilterState(self.constraints, paths, None, self._arrays, None)
+            c._table, c._version = self._table, self._version
+            return c
+        return PreFilterState(self.constraints, paths, [dict(m) for m in self._maps])
 
     def min_match_num(self, i: int, min_domains: int) -> int:
         """The global minimum of constraint ``i``, 0 while domains < minDomains."""
-        if len(self.tp_value_to_match_num[i]) < min_domains:
+        if self._maps is not None:
+            ndomains = len(self._maps[i])
+        else:
+            assert self._arrays is not None
+            ndomains = self._arrays[i].ndomains
+        if ndomains < min_domains:
             return 0
         return self.critical_paths[i].n0
 
@@ -95,9 +130,9 @@ def compute_state(pod: Pod, constraints: tuple[Constraint, ...], nodes: Sequence
     """``calPreFilterState`` over all nodes (``constraints`` non-empty). With ``table``
     (whose rows are exactly ``nodes``) the counting is done on its columns."""
     if table is not None:
-        tcounts = prefilter_counts(pod, constraints, table, counter)
-        return PreFilterState(constraints, [CriticalPaths(*critical_paths_of(m)) for m in tcounts],
-                              tcounts)
+        arrays = prefilter_domain_counts(pod, constraints, table, counter)
+        return PreFilterState(constraints, [CriticalPaths(*d.critical_paths()) for d in arrays],
+                              None, arrays, table)
     counts: list[dict[str, int]] = [{} for _ in constraints]
     tables = [counter.table_for(pod.namespace, c.selector) for c in constraints]
     inclusion = NodeInclusion(pod)
@@ -173,11 +208,15 @@ def domain_array(counts: dict[str, int], ids: dict[str, int], size: int) -> np.n
 def filter_nodes(state: PreFilterState, pod: Pod, table: NodeTable, idx: np.ndarray) -> np.ndarray:
     """Batch Filter: True where ``filter_node`` would return Success."""
     ok = np.ones(idx.size, dtype=bool)
+    arrays = state.arrays_for(table)
     for i, c in enumerate(state.constraints):
         codes, ids, values = table.label(c.topology_key)
         node_codes = codes[idx]
         present = node_codes >= 0
-        per_domain = domain_array(state.tp_value_to_match_num[i], ids, len(values))
+        if arrays is not None:
+            per_domain = arrays[i].sums
+        else:
+            per_domain = domain_array(state.tp_value_to_match_num[i], ids, len(values))
         match = per_domain[np.where(present, node_codes, 0)]
         self_match = 1 if c.selector.matches(pod.labels) else 0
         limit = c.max_skew + state.min_match_num(i, c.min_domains) - self_match

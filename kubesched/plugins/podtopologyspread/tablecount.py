@@ -96,21 +96,64 @@ def domain_sums(codes: np.ndarray, counts: np.ndarray, size: int) -> np.ndarray:
     return np.bincount(codes, weights=counts, minlength=size).astype(np.int64)
 
 
+class DomainCounts:
+    """One hard constraint's PreFilter counts over a NodeTable: ``sums`` indexed by the
+    label's codes (0 for domains without admitted nodes; at least one slot), ``sub`` the
+    codes of the admitted rows in row order (fixes the order domains first appear), and
+    the number of distinct domains among them."""
+
+    __slots__ = ("sums", "sub", "values", "ndomains")
+
+    def __init__(self, sums: np.ndarray, sub: np.ndarray, values: list[str], ndomains: int) -> None:
+        self.sums, self.sub, self.values, self.ndomains = sums, sub, values, ndomains
+
+    def as_dict(self) -> dict[str, int]:
+        """Domain -> count, in the order the domains first appear."""
+        order = ordered_domains(self.sub, len(self.values))
+        values = self.values
+        return dict(zip([values[k] for k in order.tolist()], self.sums[order].tolist()))
+
+    def critical_paths(self) -> tuple[str, int, str, int]:
+        """``critical_paths_of(self.as_dict())`` without building the dict: the first two
+        domains by (count, first appearance)."""
+        sub = self.sub
+        if sub.size == 0:
+            return "", MAX_INT32, "", MAX_INT32
+        at_rows = self.sums[sub]
+        n0 = int(at_rows.min())
+        c0 = int(sub[int(np.argmax(at_rows == n0))])
+        others = sub != c0
+        if not others.any():
+            return self.values[c0], n0, "", MAX_INT32
+        n1 = int(at_rows[others].min())
+        c1 = int(sub[int(np.argmax(others & (at_rows == n1)))])
+        return self.values[c0], n0, self.values[c1], n1
+
+
+def prefilter_domain_counts(pod: Pod, constraints: tuple[Constraint, ...], table: NodeTable,
+                            counter: MatchCounter) -> list[DomainCounts]:
+    """Per constraint, the matching pods per domain of the admitted nodes (arrays over
+    the label's codes)."""
+    inclusion = Inclusion(pod, table, has_all_keys(table, constraints))
+    out: list[DomainCounts] = []
+    for c in constraints:
+        codes, _, values = table.label(c.topology_key)
+        nvals = len(values)
+        mask = inclusion.admitted(c)
+        sub = codes[mask]
+        matches = counter.counts_array(table, pod.namespace, c.selector)[mask]
+        sums = domain_sums(sub, matches, max(nvals, 1))
+        present = np.zeros(max(nvals, 1), dtype=bool)
+        present[sub] = True
+        out.append(DomainCounts(sums, sub, values, int(np.count_nonzero(present))))
+    return out
+
+
 def prefilter_counts(pod: Pod, constraints: tuple[Constraint, ...], table: NodeTable,
                      counter: MatchCounter) -> list[dict[str, int]]:
     """Per constraint, the matching pods per domain of the admitted nodes, in the order
     the domains first appear."""
-    inclusion = Inclusion(pod, table, has_all_keys(table, constraints))
-    out: list[dict[str, int]] = []
-    for c in constraints:
-        codes, _, values = table.label(c.topology_key)
-        mask = inclusion.admitted(c)
-        sub = codes[mask]
-        matches = counter.counts_array(table, pod.namespace, c.selector)[mask]
-        sums = domain_sums(sub, matches, len(values))
-        order = ordered_domains(sub, len(values))
-        out.append(dict(zip([values[k] for k in order.tolist()], sums[order].tolist())))
-    return out
+    return [d.as_dict() for d in prefilter_domain_counts(pod, constraints, table, counter)]
 
 
 def critical_paths_of(counts: dict[str, int]) -> tuple[str, int, str, int]:
