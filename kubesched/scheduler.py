@@ -308,7 +308,7 @@ class Scheduler:
             totals = np.ones(rows.size, np.int64)
             per_plugin: dict[str, np.ndarray] = {}
         else:
-            infos = table.infos if rows.size == table.size else [table.infos[i] for i in rows.tolist()]
+            infos = table.infos if rows.size == table.size else list(map(table.infos.__getitem__, rows.tolist()))
             st = fw.run_pre_score(state, pod, infos)
             if not st.success:
                 att.result, att.message = "Error", st.message

@@ -70,8 +70,7 @@ class Snapshot:
             for lst, member in ((self.have_pods_with_affinity, bool(ni.pods_with_affinity)),
                                 (self.have_pods_with_required_anti_affinity,
                                  bool(ni.pods_with_required_anti_affinity))):
-                keys = [self.position[x.name] for x in lst]
-                i = bisect.bisect_left(keys, pos)
+                i = bisect.bisect_left(lst, pos, key=lambda x: self.position[x.name])
                 present = i < len(lst) and lst[i] is ni
                 if member and not present:
                     lst.insert(i, ni)

@@ -329,8 +329,7 @@ class Framework:
                     alive = alive[:0]
                     break
                 ok = np.asarray(res, dtype=bool)
-                for i in alive[~ok].tolist():
-                    out.failed_by[i] = pl.name
+                out.failed_by.update(dict.fromkeys(alive[~ok].tolist(), pl.name))
                 alive = alive[ok]
             else:
                 keep = []

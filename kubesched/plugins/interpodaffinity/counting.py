@@ -141,25 +141,17 @@ def build_state(caches: Caches, pod: Pod, nodes: Sequence[NodeInfo], table: Any,
     s = PreFilterState(pod, incoming_terms(aff.pod_affinity_required if aff else (), objects),
                        incoming_terms(aff.anti_affinity_required if aff else (), objects),
                        namespace_labels(objects, pod.namespace))
-    existing = s.existing_anti_affinity_counts
+    existing: list[tuple[str, dict[str, int]]] = []
     ns_labels = s.namespace_labels
     agg = caches.existing_anti.get(None, caches.existing_anti_contrib)
     for tid, sub in agg.sync(nodes, table).items():
         t = caches.terms[tid]
         if existing_term_matches(t, pod, ns_labels):
-            key = t.topology_key
-            if not existing:
-                existing.update({(key, tv): c for tv, c in sub.items()})
-            else:
-                for tv, c in sub.items():
-                    existing[(key, tv)] = existing.get((key, tv), 0) + c
+            existing.append((t.topology_key, dict(sub)))  # the aggregate changes later
     if s.affinity_terms:
         _affinity_counts(caches, s, nodes, table)
-    anti = s.anti_affinity_counts
-    for it in s.anti_affinity_terms:
-        key = it.topology_key
-        for tv, c in _term_counts(caches, it, nodes, table).items():
-            anti[(key, tv)] = anti.get((key, tv), 0) + c
+    anti = [(it.topology_key, _term_counts(caches, it, nodes, table)) for it in s.anti_affinity_terms]
+    s.set_sources(existing, anti)
     return s
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import repeat
 
 import numpy as np
 
@@ -63,7 +64,7 @@ def _update(m: Counts, labels: Mapping[str, str], key: str, value: int) -> None:
 class PreFilterState:
     """What Filter reads; ``clone()`` copies the three count maps (AddPod/RemovePod mutate)."""
 
-    __slots__ = ("existing_anti_affinity_counts", "affinity_counts", "anti_affinity_counts",
+    __slots__ = ("_existing", "affinity_counts", "_anti", "_existing_src", "_anti_src",
                  "pod", "affinity_terms", "anti_affinity_terms", "namespace_labels",
                  "pod_matches_own_affinity", "_existing_index")
 
@@ -73,9 +74,13 @@ class PreFilterState:
         self.affinity_terms = affinity_terms
         self.anti_affinity_terms = anti_affinity_terms
         self.namespace_labels = ns_labels
-        self.existing_anti_affinity_counts: Counts = {}
+        self._existing: Counts | None = {}
         self.affinity_counts: Counts = {}
-        self.anti_affinity_counts: Counts = {}
+        self._anti: Counts | None = {}
+        # Lazily summed sources (topology key, {value: count}) of the two maps above, set
+        # by the counting code; the batch filter reads them without building the maps.
+        self._existing_src: list[tuple[str, dict[str, int]]] = []
+        self._anti_src: list[tuple[str, dict[str, int]]] = []
         # The "first pod of a group" exception needs this; the pod does not change.
         self.pod_matches_own_affinity = matches_all(affinity_terms, pod)
         self._existing_index: dict[str, frozenset[str]] | None = None
@@ -91,7 +96,59 @@ class PreFilterState:
         c.affinity_counts = dict(self.affinity_counts)
         c.anti_affinity_counts = dict(self.anti_affinity_counts)
         c._existing_index = self._existing_index
+        c._existing_src, c._anti_src = [], []
         return c
+
+    def set_sources(self, existing: list[tuple[str, dict[str, int]]],
+                    anti: list[tuple[str, dict[str, int]]]) -> None:
+        """Make the existing-anti-affinity and anti-affinity maps the (lazy) sums of these."""
+        self._existing, self._existing_src = None, existing
+        self._anti, self._anti_src = None, anti
+        self._existing_index = None
+
+    @staticmethod
+    def _sum(src: list[tuple[str, dict[str, int]]]) -> Counts:
+        out: Counts = {}
+        for key, sub in src:
+            if not out:
+                out.update(zip(zip(repeat(key), sub), sub.values()))
+            else:
+                for tv, c in sub.items():
+                    out[(key, tv)] = out.get((key, tv), 0) + c
+        return out
+
+    @property
+    def existing_anti_affinity_counts(self) -> Counts:
+        if self._existing is None:
+            self._existing = self._sum(self._existing_src)
+            self._existing_src = []
+        return self._existing
+
+    @existing_anti_affinity_counts.setter
+    def existing_anti_affinity_counts(self, value: Counts) -> None:
+        self._existing, self._existing_src = value, []
+
+    @property
+    def anti_affinity_counts(self) -> Counts:
+        if self._anti is None:
+            self._anti = self._sum(self._anti_src)
+            self._anti_src = []
+        return self._anti
+
+    @anti_affinity_counts.setter
+    def anti_affinity_counts(self, value: Counts) -> None:
+        self._anti, self._anti_src = value, []
+
+    def has_existing(self) -> bool:
+        """``bool(existing_anti_affinity_counts)`` without building it (sources hold no zeros)."""
+        if self._existing is None:
+            return any(sub for _, sub in self._existing_src)
+        return bool(self._existing)
+
+    def has_anti(self) -> bool:
+        if self._anti is None:
+            return any(sub for _, sub in self._anti_src)
+        return bool(self._anti)
 
     def update_with_pod(self, other: Pod, node: Node, multiplier: int) -> None:
         """Upstream ``preFilterState.updateWithPod``: account for ``other`` on ``node``."""
@@ -172,7 +229,7 @@ def _count_incoming(s: PreFilterState, all_nodes: Sequence[NodeInfo]) -> None:
 
 
 def should_skip(s: PreFilterState) -> bool:
-    return not s.existing_anti_affinity_counts and not s.affinity_terms and not s.anti_affinity_terms
+    return not s.has_existing() and not s.affinity_terms and not s.anti_affinity_terms
 
 
 # -- per node ---------------------------------------------------------------------------
@@ -228,15 +285,32 @@ def _codes(table: NodeTable, key: str, idx: np.ndarray) -> tuple[np.ndarray, dic
     return codes[idx], ids, len(values)
 
 
-def _per_code(counts: Counts, key: str, ids: Mapping[str, int], n: int) -> np.ndarray:
-    """Count per label code; slot ``n`` collects values no node has (then reset to 0) and
-    the trailing 0 at ``n + 1`` is what code -1 (label absent) picks up."""
+def _sources(counts: Counts) -> list[tuple[str, dict[str, int]]]:
+    """``counts`` regrouped by topology key (the form :func:`_per_code` reads)."""
+    by_key: dict[str, dict[str, int]] = {}
+    for (key, v), cnt in counts.items():
+        by_key.setdefault(key, {})[v] = cnt
+    return list(by_key.items())
+
+
+def _per_code(src: list[tuple[str, dict[str, int]]], key: str, ids: Mapping[str, int],
+              n: int) -> np.ndarray:
+    """Count per label code of the sum of ``src``'s maps for ``key``; slot ``n`` collects
+    values no node has (then reset to 0) and the trailing 0 at ``n + 1`` is what code -1
+    (label absent) picks up."""
     per = np.zeros(n + 2, np.int64)
-    vals = [c for (k, _), c in counts.items() if k == key]
-    if vals:
-        codes = np.fromiter((ids.get(v, n) for (k, v) in counts if k == key), np.intp, len(vals))
-        per[codes] = vals
-        per[n] = 0
+    first = True
+    for k, sub in src:
+        if k != key or not sub:
+            continue
+        codes = np.fromiter(map(ids.get, sub, repeat(n)), np.intp, len(sub))
+        cnts = np.fromiter(sub.values(), np.int64, len(sub))
+        if first:
+            per[codes] = cnts  # codes are distinct but for n, which is reset below
+            first = False
+        else:
+            np.add.at(per, codes, cnts)
+    per[n] = 0
     return per
 
 
@@ -246,27 +320,24 @@ def filter_mask(s: PreFilterState, table: NodeTable, idx: np.ndarray) -> np.ndar
     if s.affinity_terms:
         has_all = np.ones(idx.size, bool)
         exist = np.ones(idx.size, bool)
+        aff_src = _sources(s.affinity_counts)
         for it in s.affinity_terms:
             c, ids, n = _codes(table, it.topology_key, idx)
             has_all &= c >= 0
-            exist &= _per_code(s.affinity_counts, it.topology_key, ids, n)[c] > 0
+            exist &= _per_code(aff_src, it.topology_key, ids, n)[c] > 0
         if not s.affinity_counts and s.pod_matches_own_affinity:
             ok &= has_all
         else:
             ok &= has_all & exist
-    if s.anti_affinity_counts:
+    if s.has_anti():
+        anti_src = _sources(s.anti_affinity_counts) if s._anti is not None else s._anti_src
         for it in s.anti_affinity_terms:
             c, ids, n = _codes(table, it.topology_key, idx)
-            ok &= ~(_per_code(s.anti_affinity_counts, it.topology_key, ids, n)[c] > 0)
-    if s.existing_anti_affinity_counts:
-        by_key: dict[str, list[str]] = {}
-        for (key, v), cnt in s.existing_anti_affinity_counts.items():
-            if cnt > 0:
-                by_key.setdefault(key, []).append(v)
-        for key, values in by_key.items():
+            ok &= ~(_per_code(anti_src, it.topology_key, ids, n)[c] > 0)
+    if s.has_existing():
+        src = _sources(s.existing_anti_affinity_counts) if s._existing is not None else s._existing_src
+        for key in sorted({k for k, _ in src}):
             c, ids, n = _codes(table, key, idx)
-            bad = np.zeros(n + 2, bool)  # [n]: values no node has; [n + 1]: label absent
-            bad[np.fromiter((ids.get(v, n) for v in values), np.intp, len(values))] = True
-            bad[n] = False
-            ok &= ~bad[c]
+            per = _per_code(src, key, ids, n)  # [n]: values no node has; [n + 1]: label absent
+            ok &= ~(per[c] > 0)
     return ok
