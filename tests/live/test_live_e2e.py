@@ -64,14 +64,26 @@ def settled(pods: dict[str, dict[str, Any]]) -> bool:
 
 def assert_cache_matches(sched: LiveScheduler, pods: dict[str, dict[str, Any]]) -> None:
     """Nothing leaks: no assumed pod is left, and each node's requested CPU in the cache is
-    the sum of the pods the API server has bound there."""
-    with sched.sched.lock:
-        assert not [st.pod.key for st in sched.cache.pod_states.values() if st.assumed]
-        cached = {name: ni.requested.get("cpu", 0) for name, ni in sched.cache.nodes.items() if ni.node}
+    the sum of the pods the API server has bound there. The informer may still be
+    delivering the last binds when the API server already shows them, so this waits (up to
+    the usual 30 s) for the cache to catch up; a leak never does."""
     bound: Counter[str] = Counter()
     for p in pods.values():
         if p["spec"].get("nodeName"):
             bound[p["spec"]["nodeName"]] += cpu_millis(p)
+
+    def state() -> tuple[list[str], dict[str, int]]:
+        with sched.sched.lock:
+            assumed = [st.pod.key for st in sched.cache.pod_states.values() if st.assumed]
+            cached = {name: ni.requested.get("cpu", 0) for name, ni in sched.cache.nodes.items() if ni.node}
+        return assumed, cached
+
+    deadline = time.monotonic() + 30.0
+    assumed, cached = state()
+    while (assumed or cached != {n: bound.get(n, 0) for n in cached}) and time.monotonic() < deadline:
+        time.sleep(0.1)
+        assumed, cached = state()
+    assert not assumed
     assert cached == {n: bound.get(n, 0) for n in cached}
 
 
