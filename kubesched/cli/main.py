@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     from kubesched.cli import node
 
     node.add_parser(sub)
+    from kubesched.cli import run as run_cmd
+
+    run_cmd.add_parser(sub)
     return parser
 
 
@@ -71,6 +74,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from kubesched.cli import node
 
             return node.run(args)
+        if args.command == "run":
+            from kubesched.cli import run as run_cmd
+
+            return run_cmd.run(args)
     except KubeschedError as exc:
         print(f"kubesched: error: {exc}", file=sys.stderr)
         return 2
