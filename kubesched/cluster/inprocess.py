@@ -15,11 +15,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.framework.clock import CLOCK_EPOCH
 from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
 from kubesched.api.podgroup import PodGroup
 from kubesched.framework.status import SUCCESS, Status, error
 
-BIND_EPOCH = dt.datetime(2100, 1, 1, tzinfo=dt.timezone.utc)
+BIND_EPOCH = CLOCK_EPOCH  # bound pods' start times are on the scheduler clock's epoch
 RUNNING_START = "2000-01-01T00:00:00Z"
 
 

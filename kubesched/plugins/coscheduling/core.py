@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from kubesched.framework.clock import CLOCK_EPOCH
 from kubesched.api.objects import Pod
 from kubesched.api.podgroup import POD_GROUP_LABEL, PodGroup
 from kubesched.api.resources import PODS
@@ -42,7 +43,6 @@ from kubesched.plugins.coscheduling.clusterresource import (
 
 log = logging.getLogger(__name__)
 
-CLOCK_EPOCH = dt.datetime(2100, 1, 1, tzinfo=dt.timezone.utc)
 GO_ZERO_TIME = dt.datetime(1, 1, 1, tzinfo=dt.timezone.utc)
 PERMITTED_DEFAULT_TTL = 3.0  # gocache.New(3s, ...): what a TTL of 0 means for permittedPG
 
