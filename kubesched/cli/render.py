@@ -66,8 +66,9 @@ def _verdict(v: Any) -> tuple[str, str]:
     return f"[red]{escape(v['plugin'] or 'PreFilter')}[/] ({v['code']})", escape("; ".join(v["reasons"]))
 
 
-def print_attempt(con: Console, i: int, att: Attempt) -> None:
-    con.print(f"[bold]attempt {i + 1}[/] at t={att.time:g}s: {_status(att.result)}"
+def print_attempt(con: Console, i: int, att: Attempt, at: str | None = None) -> None:
+    """``at``: when, as shown (default: the simulation's ``t=...s``)."""
+    con.print(f"[bold]attempt {i + 1}[/] at {at or f't={att.time:g}s'}: {_status(att.result)}"
               + (f" on [bold]{att.chosen}[/]" if att.chosen else ""))
     ft = Table(title="Filter", title_justify="left")
     ft.add_column("NODE")

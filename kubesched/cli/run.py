@@ -1,65 +1,117 @@
 """``kubesched run``: kubesched as a secondary scheduler in a Kubernetes cluster.
 
 It connects with ``--kubeconfig`` (or, without it, the in-cluster service account when
-running in a pod, else $KUBECONFIG / ~/.kube/config), schedules the pods whose
-``spec.schedulerName`` names one of the configuration's profiles, and stops gracefully on
-SIGINT/SIGTERM (bindings in flight finish or are released).
+running in a pod, else $KUBECONFIG / ~/.kube/config) and schedules the pods whose
+``spec.schedulerName`` names one of the configuration's profiles; pods of other
+schedulers are left alone, but the resources they use are counted.
 
-No leader election yet: run a single replica.
+With ``leaderElection.leaderElect`` (the default) replicas elect a leader with a
+``coordination.k8s.io/v1`` Lease (``resourceNamespace``/``resourceName``, default
+kube-system/kube-scheduler: give kubesched its own, as deploy/configmap.yaml does); only
+the leader schedules, the others keep their caches warm and take over when it dies.
+
+Endpoints on --port: /healthz, /readyz, /metrics, /debug/explain/<namespace>/<pod>
+(``?output=text`` for the table). SIGINT/SIGTERM stop it gracefully: bindings in flight
+finish or are released, then the lease is given up.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import logging
 import signal
 import threading
+from datetime import datetime, timezone
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kubesched.api.errors import KubeschedError
 
+if TYPE_CHECKING:
+    from kubesched.live import LiveScheduler
+
 log = logging.getLogger(__name__)
+
+DEFAULT_PORT = 10259  # kube-scheduler's port
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser(
-        "run", help="schedule pods in a Kubernetes cluster (no leader election yet: one replica)",
+        "run", help="schedule pods in a Kubernetes cluster (a secondary scheduler, with leader election)",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--kubeconfig", metavar="PATH", default="",
                    help="kubeconfig (default: in-cluster service account, else $KUBECONFIG or ~/.kube/config)")
     p.add_argument("--config", metavar="FILE", required=True,
                    help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)")
-    p.add_argument("--metrics-port", type=int, default=0, metavar="N",
-                   help="serve the scheduler's Prometheus metrics on :N/metrics (default: off)")
+    p.add_argument("--bind-address", metavar="ADDR", default="0.0.0.0",
+                   help="address of the endpoints (default 0.0.0.0)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N",
+                   help=f"port of /healthz, /readyz, /metrics and /debug/explain (default {DEFAULT_PORT}; "
+                        "0: any free port; -1: none)")
+    p.add_argument("--identity", metavar="ID", default="",
+                   help="this replica's name in the Lease (default: <hostname>_<uuid>, as kube-scheduler)")
+
+
+def _explain_text(live: "LiveScheduler", namespace: str, name: str) -> str | None:
+    from rich.console import Console
+
+    from kubesched.cli.render import print_attempt
+
+    att = live.attempt(namespace, name)
+    if att is None:
+        return None
+    buf = io.StringIO()
+    con = Console(file=buf, width=120, no_color=True, highlight=False)
+    when = datetime.fromtimestamp(live.clock.to_unix(att.time), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    con.print(f"{namespace}/{name}")
+    with live.sched.lock:
+        print_attempt(con, 0, att, at=when)
+    return buf.getvalue()
 
 
 def run(args: argparse.Namespace) -> int:
     from kubesched.cluster.kube import KubeClient
     from kubesched.config import load_config
-    from kubesched.live import LiveScheduler
+    from kubesched.live.endpoints import EndpointServer
+    from kubesched.live.replica import Replica
     from kubesched.plugins.registry import in_tree_registry
 
-    if not 0 <= args.metrics_port <= 65535:
-        raise KubeschedError(f"--metrics-port: {args.metrics_port} is not a port")
+    if not -1 <= args.port <= 65535:
+        raise KubeschedError(f"--port: {args.port} is not a port")
     registry = in_tree_registry()
     config = load_config(args.config, registry)
     cc = config.client_connection
     client = KubeClient.connect(args.kubeconfig, qps=cc.qps, burst=cc.burst)
-    metrics_server: Any = None
+    # leader election gets a client of its own (its own rate limit), as kube-scheduler's does
+    lease_client = KubeClient(client.api, qps=cc.qps, burst=cc.burst)
+    endpoints: EndpointServer | None = None
+    le = config.leader_election
+
+    def on_event(what: str) -> None:
+        if what == "leading":
+            live = replica.live
+            live.wait_ready(None)
+            print(f"kubesched scheduler running (profiles: {', '.join(live.profiles)}; "
+                  f"{len(live.nodes)} nodes, {len(live.pods)} pods)", flush=True)
+        elif what == "lost":
+            print(f"kubesched lost the lease {le.resource_namespace}/{le.resource_name}: "
+                  "scheduling stopped; cache rebuilt from the API; candidate again", flush=True)
+
     try:
         try:
-            live = LiveScheduler(config, client, registry=registry)
+            replica = Replica(config, client, registry=registry, identity=args.identity or None,
+                              lease_client=lease_client, on_event=on_event)
         except KubeschedError as exc:  # a profile that cannot be built: name the file
             raise KubeschedError(f"{args.config}: {exc}") from exc
-        if args.metrics_port:
-            from prometheus_client import start_http_server
-
+        if args.port >= 0:
             try:
-                metrics_server, _ = start_http_server(args.metrics_port, registry=live.metrics.registry)
+                endpoints = EndpointServer(replica.hooks(_explain_text), args.bind_address, args.port)
             except OSError as exc:
-                raise KubeschedError(f"cannot serve metrics on port {args.metrics_port}: "
+                raise KubeschedError(f"cannot serve on {args.bind_address}:{args.port}: "
                                      f"{exc.strerror or exc}") from None
+            endpoints.start()
+            print(f"serving /healthz, /readyz, /metrics, /debug/explain on {endpoints.url}", flush=True)
         stop = threading.Event()
 
         def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -67,22 +119,19 @@ def run(args: argparse.Namespace) -> int:
 
         previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
         try:
-            live.start()
-            while not stop.is_set():
-                if live.wait_ready(0.2):
-                    print(f"kubesched scheduler running (profiles: {', '.join(live.profiles)}; "
-                          f"{len(live.nodes)} nodes, {len(live.pods)} pods)", flush=True)
-                    break
+            if le.leader_elect:
+                print(f"candidate for the lease {le.resource_namespace}/{le.resource_name} "
+                      f"as {replica.identity}", flush=True)
+            replica.start()
             stop.wait()
             log.info("signal received: stopping")
-            live.stop()
+            replica.stop()
         finally:
             for s, handler in previous.items():
                 signal.signal(s, handler)
     finally:
-        if metrics_server is not None:
-            metrics_server.shutdown()
-            metrics_server.server_close()
+        if endpoints is not None:
+            endpoints.stop()
         client.close()
     print("kubesched scheduler stopped", flush=True)
     return 0

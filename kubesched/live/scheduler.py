@@ -52,7 +52,7 @@ from kubesched.live.loop import SchedulingLoop
 from kubesched.live.metrics import SchedulerMetrics
 from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
 from kubesched.queue.scheduling_queue import SchedulingQueue
-from kubesched.scheduler import Scheduler
+from kubesched.scheduler import Attempt, Scheduler
 
 log = logging.getLogger(__name__)
 
@@ -174,12 +174,16 @@ class LiveScheduler:
         self._ready.set()
         self.loop.run()
 
-    def stop(self, timeout: float | None = None) -> None:
+    def stop(self, timeout: float | None = None, *, abandon: bool = False) -> None:
         """Stop popping pods, let binding cycles in flight finish (up to ``timeout``,
-        default ``stop_timeout``), release the rest, stop the informers."""
+        default ``stop_timeout``), release the rest, stop the informers. ``abandon``:
+        write nothing more from now on (leadership is lost: another replica may be
+        binding already), so bindings in flight fail and are forgotten at once."""
         timeout = self.options.stop_timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout
         self._stopped.set()
+        if abandon:
+            self.sink.close()
         self.loop.stop()
         if self._thread is not None:
             self._thread.join(max(0.1, deadline - time.monotonic()))
@@ -199,6 +203,10 @@ class LiveScheduler:
         self.loop.wake()
 
     # -- hooks -----------------------------------------------------------------------------------
+    def attempt(self, namespace: str, name: str) -> Attempt | None:
+        """The pod's last scheduling attempt (None if it was never tried)."""
+        return self.loop.last_attempt(f"{namespace}/{name}")
+
     def explain(self, namespace: str, name: str) -> dict[str, Any] | None:
         """The pod's last scheduling attempt, as ``Attempt.to_json`` (per-node filter
         verdicts, per-plugin scores, the chosen node, the message; ``time`` in seconds

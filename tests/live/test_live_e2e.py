@@ -13,10 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from live_harness import api_pods, cpu_millis, create, eventually, scheduled_condition, settled
 from serve_harness import API_ONLY, Server, pod_manifest
 
 from kubesched.api.objects import Pod
-from kubesched.cluster.kube.resources import PODS
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.registry import PluginSpec, Registry
 from kubesched.framework.status import SUCCESS, Status
@@ -24,42 +24,6 @@ from kubesched.live import LiveScheduler
 from kubesched.plugins.registry import in_tree_registry
 
 pytestmark = pytest.mark.slow
-
-
-def eventually(check: Callable[[], Any], timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value or time.monotonic() > deadline:
-            assert value, f"not true after {timeout}s: {value!r}"
-            return value
-        time.sleep(0.05)
-
-
-def api_pods(server: Server) -> dict[str, dict[str, Any]]:
-    status, body = server.request("GET", "/api/v1/namespaces/default/pods")
-    assert status == 200, body
-    return {p["metadata"]["name"]: p for p in body["items"]}
-
-
-def create(server: Server, manifest: dict[str, Any]) -> None:
-    status, body = server.request("POST", "/api/v1/namespaces/default/pods", manifest)
-    assert status == 201, body
-
-
-def cpu_millis(pod: dict[str, Any]) -> int:
-    q = pod["spec"]["containers"][0]["resources"]["requests"]["cpu"]
-    return int(q[:-1]) if q.endswith("m") else int(float(q) * 1000)
-
-
-def scheduled_condition(pod: dict[str, Any]) -> dict[str, Any] | None:
-    return next((c for c in pod["status"].get("conditions") or () if c["type"] == "PodScheduled"), None)
-
-
-def settled(pods: dict[str, dict[str, Any]]) -> bool:
-    """Every pod bound, or reported unschedulable."""
-    return all(p["spec"].get("nodeName") or (scheduled_condition(p) or {}).get("reason") == "Unschedulable"
-               for p in pods.values())
 
 
 def assert_cache_matches(sched: LiveScheduler, pods: dict[str, dict[str, Any]]) -> None:

@@ -1,6 +1,7 @@
 """``kubesched run`` as a real process against ``kubesched serve`` (binds a pod, exits 0 on
-SIGTERM), its one-line errors, and deploy/: the RBAC verbs for pods, bindings, status and
-events are the ones kubesched/cluster/kube uses; the ConfigMap's configuration loads."""
+SIGTERM), its one-line errors, and deploy/: every RBAC rule is a call kubesched/cluster/kube
+makes and every call is granted; the ConfigMap's configuration loads; the Deployment probes
+the endpoints. (Leader election, endpoints and restarts: test_run_e2e.py.)"""
 
 from __future__ import annotations
 
@@ -36,7 +37,8 @@ def test_run_binds_a_pod_and_stops_on_sigterm(spawn: Callable[..., Server], tmp_
     config.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
                       "clientConnection: {qps: 500, burst: 500}\n"
                       "profiles:\n- schedulerName: default-scheduler\n")
-    proc = subprocess.Popen(_kubesched("run", "--kubeconfig", str(server.kubeconfig), "--config", str(config)),
+    proc = subprocess.Popen(_kubesched("run", "--kubeconfig", str(server.kubeconfig), "--config", str(config),
+                                       "--port", "0"),
                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
@@ -64,11 +66,26 @@ def test_run_bad_config_or_kubeconfig_is_one_line_exit_2(tmp_path: Path) -> None
     config.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n")
     bad = tmp_path / "bad.yaml"
     bad.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nbogus: 1\n")
-    for args in (["--config", str(tmp_path / "missing.yaml")], ["--config", str(bad)],
-                 ["--config", str(config), "--kubeconfig", str(tmp_path / "missing-kubeconfig")]):
+    # client-go refuses it: "renewDeadline must be greater than retryPeriod*JitterFactor" (1.2)
+    jitter = tmp_path / "jitter.yaml"
+    jitter.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                      "leaderElection: {leaseDuration: 15s, renewDeadline: 10s, retryPeriod: 9s}\n")
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "c",
+        "clusters": [{"name": "c", "cluster": {"server": "http://127.0.0.1:9"}}],
+        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}], "users": [{"name": "u", "user": {}}]}))
+    cases = [(["--config", str(tmp_path / "missing.yaml")], "missing.yaml"),
+             (["--config", str(bad)], "bogus"),
+             (["--config", str(config), "--kubeconfig", str(tmp_path / "missing-kubeconfig")], "missing-kubeconfig"),
+             (["--config", str(jitter), "--kubeconfig", str(kubeconfig)],
+              "jitter.yaml: leaderElection: renewDeadline must be greater than retryPeriod*JitterFactor"),
+             (["--config", str(config), "--kubeconfig", str(kubeconfig), "--port", "70000"], "--port: 70000")]
+    for args, says in cases:
         res = subprocess.run(_kubesched("run", *args), cwd=REPO, capture_output=True, text=True, timeout=60)
         assert res.returncode == 2, (args, res.stderr)
         assert res.stderr.count("\n") == 1 and res.stderr.startswith("kubesched: error: "), res.stderr
+        assert says in res.stderr, res.stderr
 
 
 def _rbac_rules() -> dict[tuple[str, str], set[str]]:
@@ -85,26 +102,49 @@ def _rbac_rules() -> dict[tuple[str, str], set[str]]:
 # (group, resource, verb) -> a pattern of the client call that needs it, in kubesched/cluster/kube
 CALLS: dict[tuple[str, str, str], str] = {
     ("", "pods", "get"): r'request\("GET", PODS\.object_path\(pod\.namespace, pod\.name\)\)',
-    ("", "pods", "list"): r'request\("GET", self\.resource\.path',
-    ("", "pods", "watch"): r'\.watch\(self\.resource\.path',
     ("", "pods", "delete"): r'request\("DELETE", PODS\.object_path\(',
     ("", "pods/binding", "create"): r'PODS\.object_path\([^)]*"binding"\)[\s\S]{0,400}request\("POST", path',
     ("", "pods/status", "patch"): r'PODS\.object_path\([^)]*"status"\)[\s\S]{0,400}request\("PATCH", path',
     ("events.k8s.io", "events", "create"): r'request\("POST", f"\{EVENTS\.prefix\}/namespaces/\{ns\}/events"',
     ("events.k8s.io", "events", "patch"): r'request\("PATCH", EVENTS\.object_path\(',
+    # leader election (leaderelection.py): the Lease, and core/v1 LeaderElection events on it
+    ("coordination.k8s.io", "leases", "get"): r'request\("GET", self\._path',
+    ("coordination.k8s.io", "leases", "create"): r'request\("POST", f"\{LEASES\}/namespaces/\{self\.namespace\}/leases"',
+    ("coordination.k8s.io", "leases", "update"): r'request\("PUT", self\._path',
+    ("", "events", "create"): r'request\("POST", f"/api/v1/namespaces/\{self\.namespace\}/events"',
 }
+# every informer lists then watches its resource (informer.py)
+INFORMER_CALLS = {"list": r'request\("GET", self\.resource\.path', "watch": r'\.watch\(self\.resource\.path'}
 
 
-def test_rbac_verbs_for_pods_bindings_status_events_are_the_ones_the_client_uses() -> None:
+def test_rbac_verbs_are_exactly_the_ones_the_client_uses() -> None:
+    """Every (group, resource, verb) the ClusterRole grants is a call the client makes, and
+    every call the client makes is granted: the explicit calls above, and list + watch of
+    each resource the LiveScheduler has an informer for."""
+    from kubesched.cluster.kube.resources import SCHEDULER_RESOURCES
+
     source = "\n".join(p.read_text() for p in sorted(KUBE.glob("*.py")))
-    rules = _rbac_rules()
-    checked = {("", "pods"), ("", "pods/binding"), ("", "pods/status"), ("events.k8s.io", "events")}
-    granted = {(g, r, v) for (g, r), verbs in rules.items() if (g, r) in checked for v in verbs}
-    assert granted == set(CALLS), "RBAC verbs differ from the calls this test knows the client makes"
+    live_source = (REPO / "kubesched" / "live" / "scheduler.py").read_text()
+    needed = set(CALLS)
+    for res in SCHEDULER_RESOURCES:
+        assert re.search(rf"inf\({_const(res)}\)", live_source), f"no informer for {res.plural}"
+        needed |= {(res.group, res.plural, verb) for verb in INFORMER_CALLS}
+    granted = {(g, r, v) for (g, r), verbs in _rbac_rules().items() for v in verbs}
+    assert granted == needed, (f"granted, never used: {sorted(granted - needed)}; "
+                               f"used, not granted: {sorted(needed - granted)}")
     for (group, resource, verb), pattern in CALLS.items():
         assert re.search(pattern, source), f"{group or 'core'}/{resource} {verb}: no such call in {KUBE}"
-    # the client touches no other pod subresource
+    for verb, pattern in INFORMER_CALLS.items():
+        assert re.search(pattern, source), f"informers: no {verb} call in {KUBE}"
+    # the client touches no other pod subresource, and no other method on a Lease
     assert set(re.findall(r'PODS\.object_path\([^)]*"(\w+)"\)', source)) == {"binding", "status"}
+    assert set(re.findall(r'request\("(\w+)", (?:self\._path|f"\{LEASES\})', source)) == {"GET", "PUT", "POST"}
+
+
+def _const(res: Any) -> str:
+    from kubesched.cluster.kube import resources
+
+    return next(name for name, value in vars(resources).items() if value is res and name.isupper())
 
 
 def test_deploy_configmap_loads_and_deployment_runs_it() -> None:
@@ -116,3 +156,8 @@ def test_deploy_configmap_loads_and_deployment_runs_it() -> None:
     container = dep["spec"]["template"]["spec"]["containers"][0]
     assert container["args"][:3] == ["run", "--config", "/etc/kubesched/config.yaml"]
     assert dep["spec"]["template"]["spec"]["volumes"][0]["configMap"]["name"] == cm["metadata"]["name"]
+    # two replicas elect a leader on their own Lease, and are probed on the endpoints' port
+    assert cfg.leader_election.leader_elect and cfg.leader_election.resource_name == "kubesched"
+    port = int(container["args"][container["args"].index("--port") + 1])
+    assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": port}
+    assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": port}

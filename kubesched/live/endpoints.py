@@ -1,0 +1,132 @@
+"""The HTTP endpoints of ``kubesched run``, as kube-scheduler serves them on its port:
+
+``/healthz`` (and ``/livez``)
+    checks ``ping`` and ``leaderElection`` (a leader that has not renewed its lease for the
+    lease duration plus 20 s is unhealthy, client-go's ``HealthzAdaptor``).
+``/readyz``
+    adds ``sched-handler-sync`` (the informers' caches have synced) and ``shutdown`` (not
+    stopping). A standby replica is ready once synced: it only waits for the lease.
+``/metrics``
+    kube-scheduler's metrics (upstream names) and ``leader_election_master_status``.
+``/debug/explain/<namespace>/<pod>``
+    the pod's last scheduling attempt: per-node filter verdicts and per-plugin scores, as
+    ``kubesched explain`` shows them (JSON; ``?output=text`` for the table).
+
+Health answers have the apiserver library's form: ``ok``, or with ``?verbose`` (or on a
+failure, status 500) one ``[+]name ok`` / ``[-]name failed: reason withheld`` line per check
+and ``<endpoint> check passed|failed``. Served by uvicorn in a thread, on a socket bound
+before it starts (``port`` 0: any free port).
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import uvicorn
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+log = logging.getLogger(__name__)
+
+Check = tuple[str, Callable[[], str | None]]  # name, () -> None if fine, else the reason
+
+
+@dataclass(slots=True)
+class EndpointHooks:
+    healthz: list[Check]
+    readyz: list[Check]
+    registry: CollectorRegistry
+    explain: Callable[[str, str], dict[str, Any] | None]
+    explain_text: Callable[[str, str], str | None] | None = None
+
+
+def _health(endpoint: str, checks: list[Check]) -> Callable[[Request], Response]:
+    def handler(request: Request) -> Response:
+        excluded = request.query_params.getlist("exclude")
+        lines, failed = [], False
+        for name, check in checks:
+            if name in excluded:
+                lines.append(f"[+]{name} excluded: ok")
+                continue
+            try:
+                reason = check()
+            except Exception as exc:  # noqa: BLE001 - a failing check is a failed check
+                reason = str(exc) or type(exc).__name__
+            if reason is None:
+                lines.append(f"[+]{name} ok")
+            else:
+                failed = True
+                lines.append(f"[-]{name} failed: reason withheld")
+                log.info("%s check %s failed: %s", endpoint, name, reason)
+        if failed:
+            return PlainTextResponse("\n".join(lines) + f"\n{endpoint} check failed\n", status_code=500)
+        if "verbose" in request.query_params:
+            return PlainTextResponse("\n".join(lines) + f"\n{endpoint} check passed\n")
+        return PlainTextResponse("ok")
+    return handler
+
+
+def build_app(hooks: EndpointHooks) -> Starlette:
+    def metrics(request: Request) -> Response:
+        return Response(generate_latest(hooks.registry), media_type=CONTENT_TYPE_LATEST)
+
+    def explain(request: Request) -> Response:
+        ns, name = request.path_params["namespace"], request.path_params["name"]
+        if request.query_params.get("output") == "text" and hooks.explain_text is not None:
+            text = hooks.explain_text(ns, name)
+            if text is None:
+                return PlainTextResponse(f"pod {ns}/{name} has no scheduling attempt\n", status_code=404)
+            return PlainTextResponse(text)
+        doc = hooks.explain(ns, name)
+        if doc is None:
+            return JSONResponse({"error": f"pod {ns}/{name} has no scheduling attempt"}, status_code=404)
+        return JSONResponse(doc)
+
+    healthz = _health("healthz", hooks.healthz)
+    return Starlette(routes=[
+        Route("/healthz", healthz), Route("/livez", _health("livez", hooks.healthz)),
+        Route("/readyz", _health("readyz", hooks.readyz)),
+        Route("/metrics", metrics),
+        Route("/debug/explain/{namespace}/{name}", explain),
+    ])
+
+
+class EndpointServer:
+    """uvicorn serving :func:`build_app` in a daemon thread."""
+
+    def __init__(self, hooks: EndpointHooks, host: str = "0.0.0.0", port: int = 10259) -> None:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((host, port))
+        self.port = int(self.sock.getsockname()[1])
+        url_host = "127.0.0.1" if host in ("0.0.0.0", "") else ("localhost" if host == "::" else host)
+        self.url = f"http://{'[' + url_host + ']' if ':' in url_host else url_host}:{self.port}"
+        config = uvicorn.Config(build_app(hooks), http="h11", loop="asyncio", lifespan="off", access_log=False,
+                                log_level="warning", limit_concurrency=64, timeout_keep_alive=30,
+                                timeout_graceful_shutdown=2, server_header=False)
+        self._server = uvicorn.Server(config)
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self.sock]},
+                                        name="endpoints", daemon=True)
+        self._thread.start()
+        for _ in range(400):
+            if self._server.started or not self._thread.is_alive():
+                break
+            threading.Event().wait(0.01)
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(5)
+        self.sock.close()

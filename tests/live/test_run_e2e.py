@@ -1,0 +1,212 @@
+"""``kubesched run`` as real processes against a real ``kubesched serve`` process, over HTTP:
+a secondary scheduler beside the server's own (default-scheduler), leader election between
+replicas (SIGKILL and SIGTERM hand-overs), its endpoints, and a burst across an API server
+restart.
+
+Expected values are computed by hand in each test (CPU arithmetic, lease timing from
+client-go's leaderelection semantics: a standby takes an unrenewed lease once
+``leaseDuration`` has passed on its own clock since it last saw the record change, and
+tries every ``retryPeriod`` stretched by up to 1.2x jitter; a released lease has no holder
+and is taken at the next try)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from live_harness import (RunProcess, api_pods, cpu_millis, create, eventually, scheduled_condition, settled,
+                          write_config)
+from serve_harness import API_ONLY, Server, pod_manifest
+
+pytestmark = pytest.mark.slow
+
+LEASE = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kubesched"
+
+
+def for_scheduler(name: str, scheduler: str, cpu: str) -> dict[str, Any]:
+    m = pod_manifest(name, cpu=cpu)
+    m["spec"]["schedulerName"] = scheduler
+    return m
+
+
+def events_about(server: Server, pod: str) -> list[dict[str, Any]]:
+    status, body = server.request("GET", "/apis/events.k8s.io/v1/namespaces/default/events")
+    assert status == 200, body
+    return [e for e in body["items"] if e["regarding"]["name"] == pod]
+
+
+def holder(server: Server) -> str:
+    status, lease = server.request("GET", LEASE)
+    return str(lease["spec"].get("holderIdentity") or "") if status == 200 else ""
+
+
+def node_cpu(pods: dict[str, dict[str, Any]]) -> Counter[str]:
+    per_node: Counter[str] = Counter()
+    for p in pods.values():
+        if p["spec"].get("nodeName"):
+            per_node[p["spec"]["nodeName"]] += cpu_millis(p)
+    return per_node
+
+
+def test_run_schedules_its_pods_and_counts_other_schedulers_pods(spawn: Callable[..., Server],
+                                                                 tmp_path: Path) -> None:
+    """One node of 4 CPU. The server's own scheduler (default-scheduler) binds ``big`` (3 CPU);
+    ``orphan`` names a scheduler nobody runs. kubesched (profile ``kubesched``) binds ``a``
+    (500m: 3000 + 500 <= 4000) and must refuse ``b`` (1 CPU: 3500 + 1000 > 4000), which only
+    holds if it counts ``big``, a pod it did not schedule (without it: 500 + 1000 fits).
+    It leaves ``big`` and ``orphan`` alone: no condition, no event from it."""
+    server = spawn("--nodes", "1", "--node-cpu", "4", "--no-node-agent", "--no-node-lifecycle", "--no-controllers")
+    create(server, for_scheduler("big", "default-scheduler", "3"))
+    eventually(lambda: api_pods(server)["big"]["spec"].get("nodeName") == "node-01")
+    create(server, for_scheduler("orphan", "nobody", "100m"))
+    run = RunProcess(server, write_config(tmp_path / "config.yaml", "kubesched"), "only", tmp_path)
+    try:
+        run.wait_for("kubesched scheduler running")
+        assert run.get("/readyz") == (200, "ok") and run.get("/healthz") == (200, "ok")
+        create(server, for_scheduler("a", "kubesched", "500m"))
+        eventually(lambda: api_pods(server)["a"]["spec"].get("nodeName") == "node-01")
+        create(server, for_scheduler("b", "kubesched", "1"))
+        cond = eventually(lambda: scheduled_condition(api_pods(server)["b"]))
+        assert cond["status"] == "False" and cond["reason"] == "Unschedulable"
+        assert cond["message"].startswith("0/1 nodes are available: 1 Insufficient cpu."), cond
+        pods = api_pods(server)
+        assert not pods["orphan"]["spec"].get("nodeName") and scheduled_condition(pods["orphan"]) is None
+        assert not events_about(server, "orphan")
+        assert {e["reportingController"] for e in events_about(server, "big")} == {"default-scheduler"}
+        scheduled = [e for e in events_about(server, "a") if e["reason"] == "Scheduled"]
+        assert [e["reportingController"] for e in scheduled] == ["kubesched"]
+        assert scheduled[0]["note"] == "Successfully assigned default/a to node-01"
+        # endpoints
+        assert run.metric("scheduler_schedule_attempts_total", result="scheduled", profile="kubesched") == 1
+        assert run.metric("scheduler_schedule_attempts_total", result="unschedulable", profile="kubesched") >= 1
+        assert run.metric("scheduler_schedule_attempts_total", profile="default-scheduler") == 0
+        assert run.metric("leader_election_master_status", name="kube-scheduler") == 1
+        status, body = run.get("/debug/explain/default/b")
+        doc = json.loads(body)
+        assert status == 200 and doc["chosen"] is None
+        assert doc["filter"]["node-01"]["plugin"] == "NodeResourcesFit"
+        assert doc["filter"]["node-01"]["reasons"] == ["Insufficient cpu"]
+        status, text = run.get("/debug/explain/default/b?output=text")
+        assert status == 200 and "NodeResourcesFit" in text and "Insufficient cpu" in text
+        assert run.get("/debug/explain/default/big")[0] == 404  # not kubesched's pod
+    finally:
+        assert run.stop() == 0
+    assert "kubesched scheduler stopped" in "".join(run.output)
+
+
+def test_two_replicas_one_leads_sigkill_and_sigterm_hand_over(spawn: Callable[..., Server],
+                                                              tmp_path: Path) -> None:
+    """Lease 3 s, renew deadline 2 s, retry 0.5 s. Four nodes of 2 CPU, pods of 200m: 40 of
+    them fill the 8 CPU exactly.
+
+    * replica-1 leads, replica-2 is ready but idle: the first 20 pods are all bound by
+      replica-1 (its scheduled count is 20, replica-2's 0).
+    * replica-1 is SIGKILLed; 20 more pods arrive. replica-2 waits for the lease to expire:
+      it last saw a renewal at most one retry (0.5 s) before the kill, so it takes over no
+      sooner than 3 - 0.5 = 2.5 s after the kill (asserted >= 2 s) and no later than
+      3 s + one jittered retry (<= 1.1 s) after (asserted < 5.5 s, for slow machines).
+    * replica-2 binds exactly the 20 new pods (its count is 20: none of the first batch is
+      bound again) and no node goes over 2000m.
+    * replica-3 joins; replica-2 gets SIGTERM: it gives the lease up (no holder, 1 s), so
+      replica-3 takes it at its next try, well within the 3 s lease (asserted < 2.5 s).
+    """
+    server = spawn("--nodes", "4", "--node-cpu", "2", *API_ONLY)
+    config = write_config(tmp_path / "config.yaml", leaseDuration="3s", renewDeadline="2s", retryPeriod="500ms")
+    r1 = RunProcess(server, config, "replica-1", tmp_path)
+    r2: RunProcess | None = None
+    r3: RunProcess | None = None
+    try:
+        r1.wait_for("kubesched scheduler running")
+        r2 = RunProcess(server, config, "replica-2", tmp_path)
+        eventually(lambda: r2 is not None and r2.get("/readyz")[0] == 200)
+        assert holder(server) == "replica-1"
+        for i in range(20):
+            create(server, pod_manifest(f"first-{i:02d}", cpu="200m"))
+        eventually(lambda: all(p["spec"].get("nodeName") for p in api_pods(server).values()))
+        assert r1.metric("scheduler_schedule_attempts_total", result="scheduled") == 20
+        assert r2.metric("scheduler_schedule_attempts_total") == 0
+        assert r2.metric("leader_election_master_status") == 0
+        assert not any("scheduler running" in line for line in r2.output)
+
+        killed = time.monotonic()
+        r1.stop(signal.SIGKILL)
+        for i in range(20):
+            create(server, pod_manifest(f"second-{i:02d}", cpu="200m"))
+        eventually(lambda: holder(server) == "replica-2", timeout=15)
+        took = time.monotonic() - killed
+        assert 2.0 <= took < 5.5, took
+        pods = eventually(lambda: (p := api_pods(server)) and all(x["spec"].get("nodeName") for x in p.values())
+                          and p)
+        assert len(pods) == 40
+        assert max(node_cpu(pods).values()) <= 2000 and sum(node_cpu(pods).values()) == 8000
+        eventually(lambda: r2 is not None and r2.metric("scheduler_schedule_attempts_total", result="scheduled") == 20)
+        assert r2.metric("leader_election_master_status") == 1
+        r2.wait_for("kubesched scheduler running")
+
+        r3 = RunProcess(server, config, "replica-3", tmp_path)
+        eventually(lambda: r3 is not None and r3.get("/readyz")[0] == 200)
+        released = time.monotonic()
+        assert r2.stop() == 0
+        eventually(lambda: holder(server) == "replica-3", timeout=10)
+        assert time.monotonic() - released < 2.5
+        r3.wait_for("kubesched scheduler running")
+        status, lease = server.request("GET", LEASE)
+        assert lease["spec"]["leaseTransitions"] == 2  # replica-1 -> replica-2 -> replica-3
+        status, body = server.request("GET", "/api/v1/namespaces/kube-system/events")
+        became = [e["message"] for e in body["items"] if e["reason"] == "LeaderElection"]
+        for r in ("replica-1", "replica-2", "replica-3"):
+            assert f"{r} became leader" in became, became
+        assert "replica-2 stopped leading" in became
+    finally:
+        for r in (r1, r2, r3):
+            if r is not None and r.proc.poll() is None:
+                r.stop()
+
+
+def test_run_across_an_api_server_restart_mid_burst(spawn: Callable[..., Server], tmp_path: Path) -> None:
+    """200 pods of 150m onto 6 nodes of 4 CPU (floor(4000/150) = 26 per node: 156 fit) with the
+    API server restarted half-way through the burst: in the end 156 pods are bound, each
+    exactly once (a second binding of a bound pod is refused by the API server, so more than
+    156 successful scheduling attempts would show it), no node over 4000m, and 44 reported
+    ``0/6 nodes are available: 6 Insufficient cpu.``"""
+    server = spawn("--nodes", "6", "--node-cpu", "4", "--bookmark-interval", "1", *API_ONLY)
+    run = RunProcess(server, write_config(tmp_path / "config.yaml"), "burst", tmp_path)
+    run.wait_for("kubesched scheduler running")
+
+    def make(i: int) -> None:
+        for _ in range(100):
+            try:
+                status, _ = server.request("POST", "/api/v1/namespaces/default/pods",
+                                           pod_manifest(f"p-{i:03d}", cpu="150m"), timeout=10)
+            except OSError:
+                time.sleep(0.1)
+                continue
+            if status in (201, 409):  # 409: created before the connection dropped
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"could not create p-{i:03d}")
+
+    try:
+        with ThreadPoolExecutor(6) as pool:
+            list(pool.map(make, range(100)))
+            server.restart()
+            list(pool.map(make, range(100, 200)))
+        pods = eventually(lambda: (p := api_pods(server)) and len(p) == 200 and settled(p) and p, timeout=90)
+        per_node = node_cpu(pods)
+        assert max(per_node.values()) <= 4000, per_node
+        assert sum(1 for p in pods.values() if p["spec"].get("nodeName")) == 156
+        pending = [p for p in pods.values() if not p["spec"].get("nodeName")]
+        assert len(pending) == 44
+        assert all(scheduled_condition(p)["message"].startswith("0/6 nodes are available: 6 Insufficient cpu.")
+                   for p in pending)
+        assert run.metric("scheduler_schedule_attempts_total", result="scheduled") == 156
+        assert run.get("/readyz")[0] == 200
+    finally:
+        assert run.stop() == 0
