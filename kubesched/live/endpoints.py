@@ -12,9 +12,10 @@
     the pod's last scheduling attempt: per-node filter verdicts and per-plugin scores, as
     ``kubesched explain`` shows them (JSON; ``?output=text`` for the table).
 
-Health answers have the apiserver library's form: ``ok``, or with ``?verbose`` (or on a
-failure, status 500) one ``[+]name ok`` / ``[-]name failed: reason withheld`` line per check
-and ``<endpoint> check passed|failed``. Served by uvicorn in a thread, on a socket bound
+Health answers have the apiserver library's form (``k8s.io/apiserver/pkg/server/healthz``):
+``ok``, or with ``?verbose`` (or on a failure, status 500) one ``[+]name ok`` /
+``[-]name failed: reason withheld`` line per check and ``<endpoint> check passed|failed``;
+``?exclude=name`` skips a check; ``/<endpoint>/<check>`` runs one. Served by uvicorn in a thread, on a socket bound
 before it starts (``port`` 0: any free port).
 """
 
@@ -48,29 +49,51 @@ class EndpointHooks:
     explain_text: Callable[[str, str], str | None] | None = None
 
 
+NOSNIFF = {"X-Content-Type-Options": "nosniff"}
+
+
+def _run_check(check: Callable[[], str | None]) -> str | None:
+    try:
+        return check()
+    except Exception as exc:  # noqa: BLE001 - a failing check is a failed check
+        return str(exc) or type(exc).__name__
+
+
 def _health(endpoint: str, checks: list[Check]) -> Callable[[Request], Response]:
     def handler(request: Request) -> Response:
-        excluded = request.query_params.getlist("exclude")
+        excluded = set(request.query_params.getlist("exclude"))
         lines, failed = [], False
         for name, check in checks:
             if name in excluded:
+                excluded.discard(name)
                 lines.append(f"[+]{name} excluded: ok")
                 continue
-            try:
-                reason = check()
-            except Exception as exc:  # noqa: BLE001 - a failing check is a failed check
-                reason = str(exc) or type(exc).__name__
+            reason = _run_check(check)
             if reason is None:
                 lines.append(f"[+]{name} ok")
             else:
                 failed = True
                 lines.append(f"[-]{name} failed: reason withheld")
                 log.info("%s check %s failed: %s", endpoint, name, reason)
+        if excluded:
+            lines.append("warn: some health checks cannot be excluded: no matches for "
+                         + ",".join(f'"{n}"' for n in sorted(excluded)))
         if failed:
-            return PlainTextResponse("\n".join(lines) + f"\n{endpoint} check failed\n", status_code=500)
+            return PlainTextResponse("\n".join(lines) + f"\n{endpoint} check failed\n", status_code=500,
+                                     headers=NOSNIFF)
         if "verbose" in request.query_params:
-            return PlainTextResponse("\n".join(lines) + f"\n{endpoint} check passed\n")
-        return PlainTextResponse("ok")
+            return PlainTextResponse("\n".join(lines) + f"\n{endpoint} check passed\n", headers=NOSNIFF)
+        return PlainTextResponse("ok", headers=NOSNIFF)
+    return handler
+
+
+def _one_check(check: Callable[[], str | None]) -> Callable[[Request], Response]:
+    """``/<endpoint>/<check>``: ``ok``, or 500 ``internal server error: <reason>``."""
+    def handler(request: Request) -> Response:
+        reason = _run_check(check)
+        if reason is None:
+            return PlainTextResponse("ok", headers=NOSNIFF)
+        return PlainTextResponse(f"internal server error: {reason}\n", status_code=500, headers=NOSNIFF)
     return handler
 
 
@@ -90,10 +113,12 @@ def build_app(hooks: EndpointHooks) -> Starlette:
             return JSONResponse({"error": f"pod {ns}/{name} has no scheduling attempt"}, status_code=404)
         return JSONResponse(doc)
 
-    healthz = _health("healthz", hooks.healthz)
+    routes = []
+    for endpoint, checks in (("healthz", hooks.healthz), ("livez", hooks.healthz), ("readyz", hooks.readyz)):
+        routes.append(Route(f"/{endpoint}", _health(endpoint, checks)))
+        routes += [Route(f"/{endpoint}/{name}", _one_check(check)) for name, check in checks]
     return Starlette(routes=[
-        Route("/healthz", healthz), Route("/livez", _health("livez", hooks.healthz)),
-        Route("/readyz", _health("readyz", hooks.readyz)),
+        *routes,
         Route("/metrics", metrics),
         Route("/debug/explain/{namespace}/{name}", explain),
     ])

@@ -256,7 +256,8 @@ def test_explain_text_without_explain_text_hook_answers_json(start: Callable[...
     assert json.loads(body) == EXPLAINED
 
 
-@pytest.mark.parametrize("path", ["/", "/nope", "/debug/explain/default", "/debug/explain/a/b/c", "/healthz/extra"])
+@pytest.mark.parametrize("path", ["/", "/nope", "/debug/explain/default", "/debug/explain/a/b/c", "/healthz/extra",
+                                  "/readyz/ping/more"])
 def test_unknown_path_is_404(ep: Fixture, path: str) -> None:
     """Paths the server does not serve answer 404."""
     assert ep.get(path)[0] == 404
@@ -269,3 +270,24 @@ def test_stop_closes_the_port(start: Callable[..., Fixture]) -> None:
     ep.server.stop()
     with pytest.raises(OSError):
         urllib.request.urlopen(ep.server.url + "/healthz", timeout=2)
+
+
+def test_one_check_by_path(ep: Fixture) -> None:
+    """healthz.go installs ``/<endpoint>/<check>`` per check (``adaptCheckToHandler``): ``ok``,
+    or 500 with ``internal server error: <reason>``; readyz's own checks only under /readyz."""
+    assert ep.get("/healthz/ping")[:2] == (200, "ok")
+    assert ep.get("/readyz/sched-handler-sync")[:2] == (200, "ok")
+    assert ep.get("/healthz/sched-handler-sync")[0] == 404
+    ep.failing["leaderElection"] = "lease not renewed"
+    status, body, headers = ep.get("/livez/leaderElection")
+    assert status == 500 and body == "internal server error: lease not renewed\n"
+    assert headers["x-content-type-options"] == "nosniff"
+
+
+def test_excluding_an_unknown_check_warns(ep: Fixture) -> None:
+    """healthz.go: exclusions that match no check are listed in a ``warn:`` line."""
+    status, body, headers = ep.get("/healthz?verbose&exclude=ping&exclude=nope")
+    assert status == 200
+    assert body == ('[+]ping excluded: ok\n[+]leaderElection ok\n'
+                    'warn: some health checks cannot be excluded: no matches for "nope"\nhealthz check passed\n')
+    assert headers["x-content-type-options"] == "nosniff"

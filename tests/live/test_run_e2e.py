@@ -210,3 +210,33 @@ def test_run_across_an_api_server_restart_mid_burst(spawn: Callable[..., Server]
         assert run.get("/readyz")[0] == 200
     finally:
         assert run.stop() == 0
+
+
+def test_a_leader_that_cannot_renew_stops_and_rebuilds_its_cache(spawn: Callable[..., Server],
+                                                                 tmp_path: Path) -> None:
+    """Renew deadline 2 s; the API server stays down until the leader reports it could not renew:
+    it stops scheduling, throws its cache away and becomes a candidate again (kube-scheduler
+    exits instead; see kubesched/live/replica.py). When the server is back, its new cache is
+    listed from the API (the pod bound before the outage is counted: the node of 1 CPU has
+    room for one more 500m pod only) and it leads and schedules again."""
+    server = spawn("--nodes", "1", "--node-cpu", "1", *API_ONLY)
+    run = RunProcess(server, write_config(tmp_path / "config.yaml", leaseDuration="3s", renewDeadline="2s",
+                                          retryPeriod="500ms"), "alone", tmp_path)
+    try:
+        run.wait_for("kubesched scheduler running")
+        create(server, pod_manifest("before", cpu="500m"))
+        eventually(lambda: api_pods(server)["before"]["spec"].get("nodeName") == "node-01")
+        server.stop()
+        run.wait_for("lost the lease kube-system/kubesched", timeout=15)
+        server.start()
+        create(server, pod_manifest("after", cpu="500m"))
+        create(server, pod_manifest("too-many", cpu="500m"))
+        eventually(lambda: sum("kubesched scheduler running" in line for line in run.output) == 2, timeout=30)
+        pods = eventually(lambda: (p := api_pods(server)) and settled(p) and p)
+        assert sum(1 for p in pods.values() if p["spec"].get("nodeName")) == 2  # 1000m: two of 500m
+        assert pods["after"]["spec"].get("nodeName") == "node-01"  # first in the queue (older)
+        assert scheduled_condition(pods["too-many"])["message"].startswith(
+            "0/1 nodes are available: 1 Insufficient cpu.")
+        assert run.get("/healthz")[0] == 200 and run.metric("leader_election_master_status") == 1
+    finally:
+        assert run.stop() == 0

@@ -90,15 +90,11 @@ class LeaderElectionRecord:
                    leader_transitions=int(spec.get("leaseTransitions") or 0))
 
     def to_spec(self) -> dict[str, Any]:
-        """The Lease spec (client-go's ``LeaderElectionRecordToLeaseSpec``): an empty holder
-        is written as absent."""
-        spec: dict[str, Any] = {"leaseDurationSeconds": self.lease_duration_seconds,
-                                "acquireTime": _micro_time(self.acquire_time),
-                                "renewTime": _micro_time(self.renew_time),
-                                "leaseTransitions": self.leader_transitions}
-        if self.holder_identity:
-            spec["holderIdentity"] = self.holder_identity
-        return spec
+        """The Lease spec (client-go's ``LeaderElectionRecordToLeaseSpec``; a released lease
+        has ``holderIdentity: ""``)."""
+        return {"holderIdentity": self.holder_identity, "leaseDurationSeconds": self.lease_duration_seconds,
+                "acquireTime": _micro_time(self.acquire_time), "renewTime": _micro_time(self.renew_time),
+                "leaseTransitions": self.leader_transitions}
 
 
 class LeaseLock:
@@ -297,9 +293,9 @@ class LeaderElector:
                 if not renewed:
                     log.error("failed to renew lease %s: timed out waiting for the condition", self.lock.describe())
                     self.leading.clear()
-                    return
+                    break
                 stop.wait(self.retry_period)
-            if self.release_on_cancel:
+            if self.release_on_cancel:  # as upstream, also after a failed renewal (if still ours)
                 self.release()
         finally:
             self.lock.record_event("stopped leading")

@@ -539,10 +539,10 @@ def test_micro_time_is_utc_with_microseconds() -> None:
 
 def test_empty_record_spec() -> None:
     """An empty record (a released or never-held lease): no holder (upstream writes
-    ``holderIdentity: ""``; we may omit it: both read back as no holder), zero times as
+    ``holderIdentity: ""``, as upstream's LeaderElectionRecordToLeaseSpec), zero times as
     null, zero counts; an absent or null field reads as its zero value."""
     spec = LeaderElectionRecord().to_spec()
-    assert spec.get("holderIdentity", "") == ""
+    assert spec["holderIdentity"] == ""
     assert spec["acquireTime"] is None and spec["renewTime"] is None
     assert spec["leaseDurationSeconds"] == 0 and spec["leaseTransitions"] == 0
     assert LeaderElectionRecord.from_spec(spec) == LeaderElectionRecord()
@@ -600,7 +600,9 @@ def test_run_acquires_then_loses_leadership_when_renewals_fail_for_renew_deadlin
     assert not le.leading.is_set()
     assert le.transitions == 1
     assert lock.ops[:2] == ["get", "create"]
-    assert lock.ops[2:] == ["update", "get", "update"]  # fast path, then get + update, then the deadline
+    # fast path, then get + update, then the deadline; then, as upstream's renew() with
+    # ReleaseOnCancel, an attempt to release (get + update, which conflicts too)
+    assert lock.ops[2:] == ["update", "get", "update", "get", "update"]
     assert lock.events == [f"Normal LeaderElection {ME} became leader", f"Normal LeaderElection {ME} stopped leading"]
 
 
