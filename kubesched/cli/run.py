@@ -94,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
             live.wait_ready(None)
             print(f"kubesched scheduler running (profiles: {', '.join(live.profiles)}; "
                   f"{len(live.nodes)} nodes, {len(live.pods)} pods)", flush=True)
+        elif what.startswith("standby "):
+            print(f"standing by: the lease {le.resource_namespace}/{le.resource_name} is held by "
+                  f"{what.split(' ', 1)[1]}", flush=True)
         elif what == "lost":
             print(f"kubesched lost the lease {le.resource_namespace}/{le.resource_name}: "
                   "scheduling stopped; cache rebuilt from the API; candidate again", flush=True)

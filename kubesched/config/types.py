@@ -80,7 +80,8 @@ class ProfileConfig:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LeaderElectionConfig:
-    """Durations in seconds. Accepted and kept; kubesched does not run leader election."""
+    """Durations in seconds. Used by ``kubesched run`` (kubesched.live.replica); simulate
+    and serve run a single scheduler and ignore it."""
 
     leader_elect: bool = True
     lease_duration: float = 15.0

@@ -6,6 +6,9 @@ the API.
     loop.py       SchedulingLoop: the scheduling thread and upstream's periodic timers
     binder.py     Binder: binding cycles in worker threads, counted for a graceful stop
     component.py  SchedulerComponent: the scheduler inside ``kubesched serve``
+    replica.py    Replica: what ``kubesched run`` runs: a LiveScheduler, leader election
+                  (kubesched.cluster.kube.leaderelection), the endpoints
+    endpoints.py  /healthz, /livez, /readyz, /metrics, /debug/explain on uvicorn
 """
 
 from kubesched.live.component import SchedulerComponent

@@ -71,7 +71,7 @@ class Replica:
                  on_event: Callable[[str], None] | None = None) -> None:
         """``lease_client``: the client of the Lease (kube-scheduler gives leader election a
         client of its own, so a burst of bindings cannot delay a renewal); default ``client``.
-        ``on_event``: told of "leading", "standby", "lost" (for the command's output)."""
+        ``on_event``: told of "leading", "standby <holder>", "lost" (for the command's output)."""
         self.config = config
         self.client = client
         self.registry = registry
@@ -174,7 +174,7 @@ class Replica:
     def _new_leader(self, holder: str) -> None:
         if holder and holder != self.identity:
             log.info("new leader elected: %s", holder)
-            self.on_event("standby")
+            self.on_event(f"standby {holder}")
 
     def _lease(self) -> str:
         le = self.config.leader_election

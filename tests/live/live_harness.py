@@ -41,6 +41,21 @@ def create(server: Server, manifest: dict[str, Any]) -> None:
     assert status == 201, body
 
 
+def create_retrying(server: Server, manifest: dict[str, Any]) -> None:
+    """Create a pod while the API server may be restarting: retry dropped connections; a 409
+    means it was created before the connection dropped."""
+    for _ in range(100):
+        try:
+            status, _ = server.request("POST", "/api/v1/namespaces/default/pods", manifest, timeout=10)
+        except OSError:
+            time.sleep(0.1)
+            continue
+        if status in (201, 409):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"could not create {manifest['metadata']['name']}")
+
+
 def cpu_millis(pod: dict[str, Any]) -> int:
     q = pod["spec"]["containers"][0]["resources"]["requests"]["cpu"]
     return int(q[:-1]) if q.endswith("m") else int(float(q) * 1000)

@@ -13,7 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from live_harness import api_pods, cpu_millis, create, eventually, scheduled_condition, settled
+from live_harness import (api_pods, cpu_millis, create, create_retrying, eventually, scheduled_condition,
+                          settled)
 from serve_harness import API_ONLY, Server, pod_manifest
 
 from kubesched.api.objects import Pod
@@ -97,17 +98,7 @@ def test_burst_onto_a_nearly_full_cluster_across_an_api_server_restart(
     sched = live(server)
 
     def make(i: int) -> None:
-        for _ in range(100):
-            try:
-                status, body = server.request("POST", "/api/v1/namespaces/default/pods",
-                                              pod_manifest(f"p-{i:03d}", cpu="150m"), timeout=10)
-            except OSError:
-                time.sleep(0.1)
-                continue
-            if status in (201, 409):  # 409: created before the connection dropped
-                return
-            time.sleep(0.1)
-        raise AssertionError(f"could not create p-{i:03d}")
+        create_retrying(server, pod_manifest(f"p-{i:03d}", cpu="150m"))
 
     with ThreadPoolExecutor(6) as pool:
         list(pool.map(make, range(150)))

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from live_harness import (RunProcess, api_pods, cpu_millis, create, eventually, scheduled_condition, settled,
-                          write_config)
+from live_harness import (RunProcess, api_pods, cpu_millis, create, create_retrying, eventually,
+                          scheduled_condition, settled, write_config)
 from serve_harness import API_ONLY, Server, pod_manifest
 
 pytestmark = pytest.mark.slow
@@ -181,17 +181,7 @@ def test_run_across_an_api_server_restart_mid_burst(spawn: Callable[..., Server]
     run.wait_for("kubesched scheduler running")
 
     def make(i: int) -> None:
-        for _ in range(100):
-            try:
-                status, _ = server.request("POST", "/api/v1/namespaces/default/pods",
-                                           pod_manifest(f"p-{i:03d}", cpu="150m"), timeout=10)
-            except OSError:
-                time.sleep(0.1)
-                continue
-            if status in (201, 409):  # 409: created before the connection dropped
-                return
-            time.sleep(0.1)
-        raise AssertionError(f"could not create p-{i:03d}")
+        create_retrying(server, pod_manifest(f"p-{i:03d}", cpu="150m"))
 
     try:
         with ThreadPoolExecutor(6) as pool:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
+from live_harness import eventually
 from serve_harness import REPO, Server, pod_manifest
 
 from kubesched.api.decode import load_manifests
@@ -25,16 +26,6 @@ pytestmark = pytest.mark.slow
 EXAMPLE = REPO / "examples" / "mixed-cluster.yaml"
 # the API server and the scheduler, without the simulated kubelets and controllers
 SCHEDULER_ONLY = ("--no-node-agent", "--no-node-lifecycle", "--no-controllers")
-
-
-def eventually(check: Callable[[], Any], timeout: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value or time.monotonic() > deadline:
-            assert value, f"not true after {timeout}s: {value!r}"
-            return value
-        time.sleep(0.1)
 
 
 def scheduler_running(server: Server) -> bool:

@@ -23,6 +23,7 @@ profile's scheduler name.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -300,17 +301,23 @@ class LeaderElector:
         finally:
             self.lock.record_event("stopped leading")
 
+    def _ours(self, now: datetime, kept_from: LeaderElectionRecord | None = None) -> LeaderElectionRecord:
+        """Our record renewed at ``now``: a renewal keeps ``kept_from``'s acquire time and
+        transitions; a new acquisition (``kept_from`` None) starts both afresh."""
+        duration = int(self.lease_duration)
+        if kept_from is None:
+            return LeaderElectionRecord(holder_identity=self.identity, lease_duration_seconds=duration,
+                                        acquire_time=now, renew_time=now)
+        return LeaderElectionRecord(holder_identity=self.identity, lease_duration_seconds=duration,
+                                    acquire_time=kept_from.acquire_time, renew_time=now,
+                                    leader_transitions=kept_from.leader_transitions)
+
     def try_acquire_or_renew(self) -> bool:
         now_wall = self.wall()
-        record = LeaderElectionRecord(holder_identity=self.identity,
-                                      lease_duration_seconds=int(self.lease_duration),
-                                      acquire_time=now_wall, renew_time=now_wall)
+        record = self._ours(now_wall)
         # fast path: the leader updates its cached copy without reading it first
         if self.is_leader() and self._lease_valid(self.monotonic()):
-            old = self._observed_record()
-            fast = LeaderElectionRecord(holder_identity=self.identity, lease_duration_seconds=record.lease_duration_seconds,
-                                        acquire_time=old.acquire_time, renew_time=now_wall,
-                                        leader_transitions=old.leader_transitions)
+            fast = self._ours(now_wall, kept_from=self._observed_record())
             try:
                 self.lock.update(fast)
                 self._set_observed(fast)
@@ -341,15 +348,9 @@ class LeaderElector:
             log.debug("lock is held by %s and has not yet expired", old.holder_identity)
             return False
         if self.is_leader():
-            record = LeaderElectionRecord(holder_identity=self.identity,
-                                          lease_duration_seconds=record.lease_duration_seconds,
-                                          acquire_time=old.acquire_time, renew_time=now_wall,
-                                          leader_transitions=old.leader_transitions)
+            record = self._ours(now_wall, kept_from=old)
         else:
-            record = LeaderElectionRecord(holder_identity=self.identity,
-                                          lease_duration_seconds=record.lease_duration_seconds,
-                                          acquire_time=now_wall, renew_time=now_wall,
-                                          leader_transitions=old.leader_transitions + 1)
+            record = dataclasses.replace(record, leader_transitions=old.leader_transitions + 1)
         try:
             self.lock.update(record)
         except KubeClientError as exc:
