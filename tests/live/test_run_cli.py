@@ -31,11 +31,12 @@ def _kubesched(*args: str) -> list[str]:
 
 
 @pytest.mark.slow
-def test_run_binds_a_pod_and_stops_on_sigterm(spawn: Callable[..., Server], tmp_path: Path) -> None:
+def test_run_without_leader_election_binds_a_pod_and_stops_on_sigterm(spawn: Callable[..., Server], tmp_path: Path) -> None:
     server = spawn("--nodes", "2", *API_ONLY)
     config = tmp_path / "config.yaml"
     config.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
                       "clientConnection: {qps: 500, burst: 500}\n"
+                      "leaderElection: {leaderElect: false}\n"
                       "profiles:\n- schedulerName: default-scheduler\n")
     proc = subprocess.Popen(_kubesched("run", "--kubeconfig", str(server.kubeconfig), "--config", str(config),
                                        "--port", "0"),
@@ -51,6 +52,9 @@ def test_run_binds_a_pod_and_stops_on_sigterm(spawn: Callable[..., Server], tmp_
             node = pod["spec"].get("nodeName") or ""
             time.sleep(0.1)
         assert node, f"not bound; run exited {proc.poll()}"
+        # leaderElect: false: it schedules at once, with no Lease (upstream's default one absent)
+        assert server.request("GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/"
+                                     "kube-scheduler")[0] == 404
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
     finally:
