@@ -110,12 +110,14 @@ def test_two_replicas_one_leads_sigkill_and_sigterm_hand_over(spawn: Callable[..
       replica-1 (its scheduled count is 20, replica-2's 0).
     * replica-1 is SIGKILLed; 20 more pods arrive. replica-2 waits for the lease to expire:
       it last saw a renewal at most one retry (0.5 s) before the kill, so it takes over no
-      sooner than 3 - 0.5 = 2.5 s after the kill (asserted >= 2 s) and no later than
-      3 s + one jittered retry (<= 1.1 s) after (asserted < 5.5 s, for slow machines).
+      sooner than 3 - 0.5 = 2.5 s after the kill (asserted >= 2 s) and no later than 3 s
+      after the last renewal it noticed, which it notices up to one jittered retry (1.1 s)
+      late, plus one more jittered retry to try: 3 + 2 x 1.1 = 5.2 s (asserted < 7.5 s: the
+      processes share a busy machine).
     * replica-2 binds exactly the 20 new pods (its count is 20: none of the first batch is
       bound again) and no node goes over 2000m.
-    * replica-3 joins; replica-2 gets SIGTERM: it gives the lease up (no holder, 1 s), so
-      replica-3 takes it at its next try, well within the 3 s lease (asserted < 2.5 s).
+    * replica-2 gets SIGTERM: it gives the lease up (no holder, leaseDurationSeconds 1, as
+      client-go's release), so replica-3, started then, takes it at its first try.
     """
     server = spawn("--nodes", "4", "--node-cpu", "2", *API_ONLY)
     config = write_config(tmp_path / "config.yaml", leaseDuration="3s", renewDeadline="2s", retryPeriod="500ms")
@@ -141,7 +143,7 @@ def test_two_replicas_one_leads_sigkill_and_sigterm_hand_over(spawn: Callable[..
             create(server, pod_manifest(f"second-{i:02d}", cpu="200m"))
         eventually(lambda: holder(server) == "replica-2", timeout=15)
         took = time.monotonic() - killed
-        assert 2.0 <= took < 5.5, took
+        assert 2.0 <= took < 7.5, took
         pods = eventually(lambda: (p := api_pods(server)) and all(x["spec"].get("nodeName") for x in p.values())
                           and p)
         assert len(pods) == 40
@@ -150,13 +152,12 @@ def test_two_replicas_one_leads_sigkill_and_sigterm_hand_over(spawn: Callable[..
         assert r2.metric("leader_election_master_status") == 1
         r2.wait_for("kubesched scheduler running")
 
-        r3 = RunProcess(server, config, "replica-3", tmp_path)
-        eventually(lambda: r3 is not None and r3.get("/readyz")[0] == 200)
-        released = time.monotonic()
-        assert r2.stop() == 0
-        eventually(lambda: holder(server) == "replica-3", timeout=10)
-        assert time.monotonic() - released < 2.5
+        assert r2.stop() == 0  # SIGTERM: graceful; the lease is given up
+        status, lease = server.request("GET", LEASE)
+        assert status == 200 and lease["spec"]["holderIdentity"] == "" and lease["spec"]["leaseDurationSeconds"] == 1
+        r3 = RunProcess(server, config, "replica-3", tmp_path)  # takes it at its first try: no holder
         r3.wait_for("kubesched scheduler running")
+        assert holder(server) == "replica-3"
         status, lease = server.request("GET", LEASE)
         assert lease["spec"]["leaseTransitions"] == 2  # replica-1 -> replica-2 -> replica-3
         status, body = server.request("GET", "/api/v1/namespaces/kube-system/events")
