@@ -13,9 +13,10 @@ import dataclasses
 import logging
 import random
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -134,6 +135,15 @@ class ProfileHandle:
         return self._sched.now()
 
 
+class AlgorithmObserver(Protocol):
+    """Told of each scheduling algorithm run (metrics): ``before`` may mark the cycle's
+    state (to sample per-plugin timing), ``after`` gets the seconds it took."""
+
+    def before(self, state: CycleState) -> None: ...
+
+    def after(self, seconds: float) -> None: ...
+
+
 class Scheduler:
     def __init__(self, cache: Cache, sink: ClusterSink, objects: ClusterObjects,
                  now: Callable[[], float], rng: random.Random, tie_break_by_name: bool = False,
@@ -161,6 +171,7 @@ class Scheduler:
         # Live schedulers set this to the informer's view: a pod that no longer exists (or is
         # already bound) is not sent back to the queue after a failure (handleSchedulingFailure).
         self.current_pod: Callable[[Pod], Pod | None] | None = None
+        self.algorithm_observer: AlgorithmObserver | None = None
 
     def new_handle(self) -> ProfileHandle:
         return ProfileHandle(self)
@@ -182,7 +193,14 @@ class Scheduler:
         state = CycleState()
         state.write(PODS_TO_ACTIVATE, {})
         att = Attempt(time=self.now())
-        chosen = self._schedule_pod(fw, state, pod, att)
+        observer = self.algorithm_observer
+        if observer is None:
+            chosen = self._schedule_pod(fw, state, pod, att)
+        else:
+            observer.before(state)
+            started = time.perf_counter()
+            chosen = self._schedule_pod(fw, state, pod, att)
+            observer.after(time.perf_counter() - started)
         if chosen is None:
             if att.nominated_node:
                 qpi.pod = self._apply_preemption(pod, att)

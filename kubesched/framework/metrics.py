@@ -1,4 +1,10 @@
-"""Sampled per-plugin timing, the framework's half of the scheduler's metrics.
+"""Timing hooks, the framework's half of the scheduler's metrics.
+
+Extension points: a Framework whose ``observer`` is set reports each ``run_<point>`` call
+(upstream's ``extension_point`` label, the result, the seconds) to it; with no observer the
+methods run untimed (:func:`timed_point`).
+
+Plugins, sampled:
 
 Upstream times each plugin call (``scheduler_plugin_execution_duration_seconds``) only in
 the cycles it samples (``CycleState.record_plugin_metrics``). The framework cannot know
@@ -9,12 +15,35 @@ sampled pay one attribute test in ``runtime._call``.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.status import Status
+
+# (extension_point, result of the run_<point> method, seconds)
+PointObserver = Callable[[str, Any, float], None]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def timed_point(point: str) -> Callable[[F], F]:
+    """Decorate a Framework ``run_<point>`` method: when the framework has an ``observer``,
+    time the call and report it as upstream's extension point ``point``."""
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def run(self: Any, *args: Any, **kw: Any) -> Any:
+            observer = self.observer
+            if observer is None:
+                return fn(self, *args, **kw)
+            started = time.perf_counter()
+            out = fn(self, *args, **kw)
+            observer(point, out, time.perf_counter() - started)
+            return out
+        return cast(F, run)
+    return decorate
+
 
 # (plugin, extension_point, status, seconds)
 PluginRecorder = Callable[[str, str, str, float], None]

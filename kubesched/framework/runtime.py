@@ -28,7 +28,7 @@ from kubesched.framework.interface import (
     PreEnqueuePlugin, PreFilterExtensions, PreFilterPlugin, PreFilterResult, PreScorePlugin,
     QueueSortPlugin, ReservePlugin, ScorePlugin,
 )
-from kubesched.framework.metrics import call_timed
+from kubesched.framework.metrics import PointObserver, call_timed, timed_point
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.types import NodeInfo
@@ -170,6 +170,8 @@ class Framework:
         self.nominated_pods_for_node: Callable[[str], Sequence[Pod]] = lambda name: ()
         # node name -> nominated pods, for every node that has any (set by the scheduler)
         self.nominated_nodes: Callable[[], Mapping[str, Sequence[Pod]]] = lambda: {}
+        # told of every run_<point> call (extension point, result, seconds): metrics
+        self.observer: PointObserver | None = None
 
     # -- queue ------------------------------------------------------------------------
     @property
@@ -200,6 +202,7 @@ class Framework:
         return SUCCESS
 
     # -- PreFilter --------------------------------------------------------------------
+    @timed_point("PreFilter")
     def run_pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
                        ) -> tuple[PreFilterResult | None, Status, set[str]]:
         """Upstream RunPreFilterPlugins: (merged result, status, plugins that narrowed nodes)."""
@@ -402,6 +405,7 @@ class Framework:
         return st
 
     # -- PostFilter -------------------------------------------------------------------
+    @timed_point("PostFilter")
     def run_post_filter(self, state: CycleState, pod: Pod, filtered: Mapping[str, Status],
                         ) -> tuple[PostFilterResult | None, Status]:
         """Upstream RunPostFilterPlugins: first success wins; messages of rejections joined."""
@@ -426,6 +430,7 @@ class Framework:
         return result, Status(Code.Unschedulable, tuple(reasons), rejector)
 
     # -- Score ------------------------------------------------------------------------
+    @timed_point("PreScore")
     def run_pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
         skip: set[str] = set()
         try:
@@ -440,6 +445,7 @@ class Framework:
         finally:
             state.skip_score_plugins = skip
 
+    @timed_point("Score")
     def run_score(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray,
                   ) -> tuple[dict[str, np.ndarray], np.ndarray] | Status:
         """Weighted, normalised score per plugin over rows ``idx``, and the totals."""
@@ -476,6 +482,7 @@ class Framework:
         return per_plugin, totals
 
     # -- Reserve / Permit / Bind --------------------------------------------------------
+    @timed_point("Reserve")
     def run_reserve(self, state: CycleState, pod: Pod, node: str) -> Status:
         for pl in self.points["reserve"]:
             st = _call(pl, "Reserve", pl.reserve, state, pod, node)
@@ -483,10 +490,12 @@ class Framework:
                 return st.with_plugin(pl.name)
         return SUCCESS
 
+    @timed_point("Unreserve")
     def run_unreserve(self, state: CycleState, pod: Pod, node: str) -> None:
         for pl in reversed(self.points["reserve"]):
             _call(pl, "Unreserve", pl.unreserve, state, pod, node)
 
+    @timed_point("Permit")
     def run_permit(self, state: CycleState, pod: Pod, node: str) -> tuple[Status, dict[str, float]]:
         """Returns the combined status and, when Wait, the timeout per waiting plugin."""
         waits: dict[str, float] = {}
@@ -504,6 +513,7 @@ class Framework:
             return Status(Code.Wait, ("one or more plugins asked to wait",)), waits
         return SUCCESS, {}
 
+    @timed_point("PreBind")
     def run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
         for pl in self.points["preBind"]:
             st = _call(pl, "PreBind", pl.pre_bind, state, pod, node)
@@ -513,6 +523,7 @@ class Framework:
                 return st.with_plugin(pl.name)
         return SUCCESS
 
+    @timed_point("Bind")
     def run_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
         for pl in self.points["bind"]:
             st = _call(pl, "Bind", pl.bind, state, pod, node)
@@ -521,6 +532,7 @@ class Framework:
             return st.with_plugin(pl.name)
         return Status(Code.Skip)
 
+    @timed_point("PostBind")
     def run_post_bind(self, state: CycleState, pod: Pod, node: str) -> None:
         for pl in self.points["postBind"]:
             _call(pl, "PostBind", pl.post_bind, state, pod, node)

@@ -3,10 +3,10 @@ and help texts (``pkg/scheduler/metrics``).
 
 Each :class:`SchedulerMetrics` has its own ``CollectorRegistry`` (several schedulers may
 live in one process: tests); ``kubesched serve`` adds it to the API server's ``/metrics``.
-Hooked in from outside the scheduling core: the loop's ``attempt_hooks`` (attempts,
-durations, preemption victims), timing wrappers on each profile's Framework (extension
-points, PostFilter as preemption attempts) and on ``Scheduler._schedule_pod`` (the
-algorithm's duration, and sampling of cycles for per-plugin timing, as upstream's
+Fed through the core's hooks: the loop's ``attempt_hooks`` (attempts, durations,
+preemption victims), each profile's ``Framework.observer`` (extension points; PostFilter
+runs count as preemption attempts) and ``Scheduler.algorithm_observer`` (the algorithm's
+duration, and sampling of cycles for per-plugin timing, as upstream's
 ``pluginMetricsSamplePercent``). ``scheduler_pending_pods`` is read from the queue when
 scraped.
 
@@ -19,8 +19,7 @@ from __future__ import annotations
 import functools
 import logging
 import random
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -39,12 +38,6 @@ log = logging.getLogger(__name__)
 
 PLUGIN_METRICS_SAMPLE_PERCENT = 10  # upstream's pluginMetricsSamplePercent
 
-# Framework methods timed as upstream's extension points
-EXTENSION_POINTS = {
-    "run_pre_filter": "PreFilter", "run_post_filter": "PostFilter", "run_pre_score": "PreScore",
-    "run_score": "Score", "run_reserve": "Reserve", "run_unreserve": "Unreserve", "run_permit": "Permit",
-    "run_pre_bind": "PreBind", "run_bind": "Bind", "run_post_bind": "PostBind",
-}
 
 
 def exponential_buckets(start: float, factor: float, count: int) -> tuple[float, ...]:
@@ -110,39 +103,27 @@ class SchedulerMetrics:
 
     # -- wiring ------------------------------------------------------------------------------
     def attach(self, live: "LiveScheduler") -> None:
-        """Hook into ``live``'s loop, profiles and scheduler, and export its queue's sizes."""
+        """Observe ``live``'s loop (attempts), each profile's extension points and the
+        scheduling algorithm, and export its queue's sizes."""
         live.loop.attempt_hooks.append(self.on_attempt)
         for profile, fw in live.sched.profiles.items():
-            for method, point in EXTENSION_POINTS.items():
-                setattr(fw, method, self._timed_point(getattr(fw, method), point, profile))
-        live.sched._schedule_pod = self._timed_algorithm(live.sched._schedule_pod)  # type: ignore[method-assign]
+            fw.observer = functools.partial(self.on_extension_point, profile)
+        live.sched.algorithm_observer = self
         self.registry.register(_PendingPods(live))
 
-    def _timed_point(self, fn: Callable[..., Any], point: str, profile: str) -> Callable[..., Any]:
-        hist = self.extension_point_duration
-        preemption = self.preemption_attempts if point == "PostFilter" else None
+    def on_extension_point(self, profile: str, point: str, result: Any, seconds: float) -> None:
+        self.extension_point_duration.labels(point, status_label(result), profile).observe(seconds)
+        if point == "PostFilter":
+            self.preemption_attempts.inc()
 
-        @functools.wraps(fn)
-        def timed(*args: Any, **kw: Any) -> Any:
-            started = time.perf_counter()
-            out = fn(*args, **kw)
-            hist.labels(point, status_label(out), profile).observe(time.perf_counter() - started)
-            if preemption is not None:
-                preemption.inc()
-            return out
-        return timed
+    # the scheduling algorithm (Scheduler.algorithm_observer)
+    def before(self, state: CycleState) -> None:
+        if self._rng.randrange(100) < self.sample_percent:
+            state.record_plugin_metrics = True
+            state.write(PLUGIN_RECORDER, self.record_plugin)
 
-    def _timed_algorithm(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(fn)
-        def timed(fw: Any, state: CycleState, pod: Pod, att: Attempt) -> Any:
-            if self._rng.randrange(100) < self.sample_percent:
-                state.record_plugin_metrics = True
-                state.write(PLUGIN_RECORDER, self.record_plugin)
-            started = time.perf_counter()
-            out = fn(fw, state, pod, att)
-            self.algorithm_duration.observe(time.perf_counter() - started)
-            return out
-        return timed
+    def after(self, seconds: float) -> None:
+        self.algorithm_duration.observe(seconds)
 
     # -- observations --------------------------------------------------------------------------
     def record_plugin(self, plugin: str, point: str, status: str, seconds: float) -> None:
