@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cluster" / "e2e"))
 
-from serve_harness import Server  # noqa: E402
+from serve_harness import Server, spawner  # noqa: E402
 
 from kubesched.cluster.kube import KubeClient  # noqa: E402
 from kubesched.config import load_config  # noqa: E402
@@ -27,17 +27,7 @@ FAST_INFORMERS = (0.1, 2.0, 1.0)
 @pytest.fixture
 def spawn(tmp_path: Path) -> Iterator[Callable[..., Server]]:
     """Start ``kubesched serve`` processes (``spawn("--nodes", "3")``); stopped at teardown."""
-    servers: list[Server] = []
-
-    def make(*args: str) -> Server:
-        server = Server(tmp_path / f"data{len(servers)}", *args)
-        servers.append(server)
-        return server.start()
-
-    yield make
-    for server in servers:
-        if server.proc is not None and server.proc.poll() is None:
-            server.stop()
+    yield from spawner(tmp_path)
 
 
 @pytest.fixture

@@ -13,21 +13,10 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from serve_harness import REPO, Server
-
-
-def eventually(check: Callable[[], Any], timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value or time.monotonic() > deadline:
-            assert value, f"not true after {timeout}s: {value!r}"
-            return value
-        time.sleep(0.05)
+from serve_harness import REPO, Server, eventually  # noqa: F401  (eventually: re-exported for the tests)
 
 
 def api_pods(server: Server) -> dict[str, dict[str, Any]]:
@@ -90,7 +79,9 @@ def write_config(path: Path, scheduler_name: str = "default-scheduler", **leader
 class RunProcess:
     """One ``kubesched run`` process (endpoints on a free port), its output read as it comes."""
 
-    def __init__(self, server: Server, config: Path, identity: str = "", log_dir: Path | None = None) -> None:
+    def __init__(self, server: Server, config: Path, identity: str = "", log_dir: Path | None = None,
+                 python_path: Path | None = None) -> None:
+        """``python_path``: a directory of custom plugins the configuration names by import path."""
         args = ["run", "--kubeconfig", str(server.kubeconfig), "--config", str(config), "--port", "0",
                 "--bind-address", "127.0.0.1"]
         if identity:
@@ -98,7 +89,10 @@ class RunProcess:
         self.identity = identity
         stderr = open((log_dir or config.parent) / f"run-{identity or id(self)}.log", "a")
         self.proc = subprocess.Popen(kubesched_cmd(*args), cwd=REPO, stdout=subprocess.PIPE, stderr=stderr,
-                                     text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                     text=True, env={**os.environ, "PYTHONUNBUFFERED": "1",
+                                                     **({"PYTHONPATH": os.pathsep.join(
+                                                         filter(None, (str(python_path), os.environ.get("PYTHONPATH"))))}
+                                                        if python_path else {})})
         stderr.close()
         self.output: list[str] = []
         self._lines: queue.Queue[str] = queue.Queue()

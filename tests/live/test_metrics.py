@@ -4,13 +4,12 @@ timing of ``runtime._call``."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from serve_harness import Server, pod_manifest
+from serve_harness import Server, eventually, pod_manifest
 
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.metrics import PLUGIN_RECORDER
@@ -33,14 +32,6 @@ def samples(server: Server) -> dict[tuple[str, tuple[tuple[str, str], ...]], flo
 
 def value(got: dict[Any, float], name: str, **labels: str) -> float:
     return got.get((name, tuple(sorted(labels.items()))), 0.0)
-
-
-def eventually(check: Callable[[], Any], timeout: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while not (v := check()):
-        assert time.monotonic() < deadline, f"not true after {timeout}s"
-        time.sleep(0.1)
-    return v
 
 
 @pytest.mark.slow

@@ -231,3 +231,58 @@ def test_a_leader_that_cannot_renew_stops_and_rebuilds_its_cache(spawn: Callable
         assert run.get("/healthz")[0] == 200 and run.metric("leader_election_master_status") == 1
     finally:
         assert run.stop() == 0
+
+
+def test_bind_conflicts_leave_nothing_assumed(spawn: Callable[..., Server], tmp_path: Path) -> None:
+    """Two nodes of 2 CPU; pods of 2 CPU. A PreBind gate (tests/live/plugins/file_gate.py)
+    holds ``vanishing`` after kubesched assumed it on a node; the test deletes it, then lets
+    it go: the binding gets 404. Then ``contested`` is held; the test binds it to the *other*
+    node itself, then lets it go: the binding gets 409. Both assumed pods must be forgotten:
+    once ``contested`` is deleted the API has no pod, so of ``after-1..3`` (2 CPU each) two
+    bind, one per node, and the third is refused with "0/2 nodes are available: 2
+    Insufficient cpu." -- a leaked assumption (2 CPU) on either node would leave room for
+    one pod only."""
+    server = spawn("--nodes", "2", "--node-cpu", "2", *API_ONLY)
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    config = tmp_path / "config.yaml"
+    config.write_text(json.dumps({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "leaderElection": {"leaderElect": False},
+        "profiles": [{"schedulerName": "default-scheduler",
+                      "plugins": {"preBind": {"enabled": [{"name": "file_gate:FileGate"}]}},
+                      "pluginConfig": [{"name": "file_gate:FileGate", "args": {"dir": str(gate)}}]}]}))
+    run = RunProcess(server, config, "gated", tmp_path, python_path=Path(__file__).parent / "plugins")
+
+    def gated(name: str) -> dict[str, Any]:
+        m = pod_manifest(name, cpu="2")
+        m["metadata"]["labels"] = {"gate": "yes"}
+        return m
+
+    try:
+        run.wait_for("kubesched scheduler running")
+        create(server, gated("vanishing"))
+        eventually(lambda: (gate / "held-vanishing").exists())
+        assert server.request("DELETE", "/api/v1/namespaces/default/pods/vanishing")[0] == 200
+        (gate / "release-vanishing").touch()
+
+        create(server, gated("contested"))
+        chosen = eventually(lambda: (gate / "held-contested").exists() and (gate / "held-contested").read_text())
+        other = "node-02" if chosen == "node-01" else "node-01"
+        status, body = server.request("POST", "/api/v1/namespaces/default/pods/contested/binding", {
+            "apiVersion": "v1", "kind": "Binding", "metadata": {"name": "contested"},
+            "target": {"apiVersion": "v1", "kind": "Node", "name": other}})
+        assert status == 201, body
+        (gate / "release-contested").touch()
+
+        status, _ = server.request("DELETE", "/api/v1/namespaces/default/pods/contested?gracePeriodSeconds=0")
+        assert status == 200
+        eventually(lambda: not api_pods(server))
+        for name in ("after-1", "after-2", "after-3"):
+            create(server, pod_manifest(name, cpu="2"))
+        pods = eventually(lambda: (p := api_pods(server)) and settled(p) and p)
+        assert {pods[n]["spec"].get("nodeName") for n in ("after-1", "after-2")} == {"node-01", "node-02"}
+        cond = scheduled_condition(pods["after-3"])
+        assert cond is not None and cond["message"].startswith("0/2 nodes are available: 2 Insufficient cpu."), cond
+    finally:
+        assert run.stop() == 0

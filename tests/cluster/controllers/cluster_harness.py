@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import itertools
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from serve_harness import eventually  # noqa: F401  (re-exported for the tests)
 
 from kubesched.api.objects import Taint, Toleration
 from kubesched.cluster.apiserver.errors import ApiError
@@ -31,18 +31,6 @@ FAST_NODES = NodeOptions(
     lifecycle_options=LifecycleOptions(monitor_period=0.2, monitor_grace_period=1.5, startup_grace_period=3.0,
                                        eviction_rate=10.0),
     podgc_options=PodGCOptions(period=0.3, quarantine=1.0))
-
-
-def eventually(check: Callable[[], Any], timeout: float = 15.0, interval: float = 0.05) -> Any:
-    """Poll ``check`` until it returns something truthy; fail with its last value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not true after {timeout}s: {value!r}")
-        time.sleep(interval)
 
 
 class ToyBinder:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from serve_cluster_helpers import FAST, HttpBinder, eventually, get_json, serve_has_scheduler
+from serve_cluster_helpers import FAST, eventually, get_json
 from serve_harness import Server, started
 
 pytestmark = pytest.mark.slow
@@ -18,11 +18,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    for s in started(tmp_path_factory.mktemp("workloads"), "--nodes", "3", *FAST):
-        binder = None if serve_has_scheduler() else HttpBinder(s).start()
-        yield s
-        if binder is not None:
-            binder.stop()
+    yield from started(tmp_path_factory.mktemp("workloads"), "--nodes", "3", *FAST)
 
 
 def pods(server: Server, selector: str) -> list[dict[str, Any]]:

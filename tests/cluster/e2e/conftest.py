@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from serve_harness import Server, started
+from serve_harness import Server, spawner, started
 
 
 @pytest.fixture(scope="module")
@@ -19,14 +19,4 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 @pytest.fixture
 def spawn(tmp_path: Path) -> Iterator[Callable[..., Server]]:
     """Start servers for one test (``spawn("--nodes", "3")``); all stopped at teardown."""
-    servers: list[Server] = []
-
-    def make(*args: str) -> Server:
-        server = Server(tmp_path / f"data{len(servers)}", *args)
-        servers.append(server)
-        return server.start()
-
-    yield make
-    for server in servers:
-        if server.proc is not None and server.proc.poll() is None:
-            server.stop()
+    yield from spawner(tmp_path)

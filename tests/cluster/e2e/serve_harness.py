@@ -1,5 +1,6 @@
 """Runs the real ``kubesched serve`` process for end-to-end tests, and talks to it with
-the real kubectl, the official ``kubernetes`` client, or raw HTTP (stdlib only)."""
+the real kubectl, the official ``kubernetes`` client, or raw HTTP (stdlib only). Also the
+one :func:`eventually` of the cluster and live tests (their helper modules re-export it)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,18 @@ REPO = Path(__file__).resolve().parents[3]
 # scheduler writing beside the test (those are tested in tests/cluster/controllers and
 # nodes, and tests/live).
 API_ONLY = ("--no-node-agent", "--no-node-lifecycle", "--no-controllers", "--no-scheduler")
+
+
+def eventually(check: Callable[[], Any], timeout: float = 30.0, interval: float = 0.05) -> Any:
+    """Poll ``check`` until it returns something truthy and return that; fail with its last value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true after {timeout}s: {value!r}")
+        time.sleep(interval)
 
 
 def kubectl_path() -> str:
@@ -96,6 +109,10 @@ class Server:
         assert self.proc.stdout is not None
         self.proc.stdout.close()
         return code
+
+    def stop_if_running(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.stop()
 
     def restart(self) -> "Server":
         self.stop()
@@ -175,5 +192,19 @@ def started(base: Path, *args: str) -> Iterator[Server]:
     try:
         yield server
     finally:
-        if server.proc is not None and server.proc.poll() is None:
-            server.stop()
+        server.stop_if_running()
+
+
+def spawner(tmp_path: Path) -> Iterator[Callable[..., Server]]:
+    """For fixtures: ``make("--nodes", "3")`` starts a server over ``tmp_path/data<n>``; all
+    those still running are stopped afterwards."""
+    servers: list[Server] = []
+
+    def make(*args: str) -> Server:
+        server = Server(tmp_path / f"data{len(servers)}", *args)
+        servers.append(server)
+        return server.start()
+
+    yield make
+    for server in servers:
+        server.stop_if_running()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -9,10 +10,16 @@ from typing import Any
 import time
 
 import pytest
-from kube_helpers import start_server
 
-from kubesched.cluster.apiserver.server import ApiServer
-from kubesched.cluster.kube import KubeClient
+# kube_helpers re-exports serve_harness's eventually
+E2E = str(Path(__file__).resolve().parents[1] / "e2e")
+if E2E not in sys.path:
+    sys.path.insert(0, E2E)
+
+from kube_helpers import start_server  # noqa: E402
+
+from kubesched.cluster.apiserver.server import ApiServer  # noqa: E402
+from kubesched.cluster.kube import KubeClient  # noqa: E402
 
 
 @pytest.fixture

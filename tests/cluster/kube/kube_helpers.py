@@ -3,10 +3,10 @@ serving real HTTP on a free port), pod manifests, polling."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from serve_harness import eventually  # noqa: F401  (re-exported for the tests)
 
 from kubesched.cluster.apiserver.bootstrap import NodeTemplate, ensure_nodes
 from kubesched.cluster.apiserver.server import ApiServer, ServeOptions
@@ -24,15 +24,3 @@ def pod_manifest(name: str, cpu: str = "100m", namespace: str = "default", **spe
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace},
             "spec": {"containers": [{"name": "c", "image": "img", "resources": {"requests": {"cpu": cpu}}}],
                      **spec}}
-
-
-def eventually(check: Callable[[], Any], timeout: float = 10.0, interval: float = 0.02) -> Any:
-    """Poll ``check`` until it returns something truthy; fail with its last value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not true after {timeout}s: {value!r}")
-        time.sleep(interval)

@@ -1,7 +1,7 @@
 """Simulated nodes in the real ``kubesched serve``, seen through the real kubectl: nodes
 from flags and a pool file, heartbeats, pods that start and finish, and failure injection
 with ``kubesched node stop|start|kill``: NotReady, the unreachable taints, eviction
-after the toleration time, and (with the scheduler inside) rescheduling elsewhere."""
+after the toleration time, and rescheduling elsewhere by the scheduler inside."""
 
 from __future__ import annotations
 
@@ -11,9 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from serve_cluster_helpers import (
-    FAST, NO_SCHEDULER_REASON, HttpBinder, eventually, get_json, node_cmd, ready, serve_has_scheduler,
-)
+from serve_cluster_helpers import FAST, eventually, get_json, node_cmd, ready
 from serve_harness import Server, started
 
 pytestmark = pytest.mark.slow
@@ -32,12 +30,8 @@ POOLS = """
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     base = tmp_path_factory.mktemp("nodes")
     (base / "pools.yaml").write_text(POOLS)
-    for s in started(base, "--nodes", "3", "--zones", "3", "--node-labels", "tier=general", "--node-cpu", "4",
-                     "--node-pool", str(base / "pools.yaml"), *FAST):
-        binder = None if serve_has_scheduler() else HttpBinder(s).start()
-        yield s
-        if binder is not None:
-            binder.stop()
+    yield from started(base, "--nodes", "3", "--zones", "3", "--node-labels", "tier=general", "--node-cpu", "4",
+                       "--node-pool", str(base / "pools.yaml"), *FAST)
 
 
 def pod_rows(server: Server, selector: str) -> list[dict[str, Any]]:
@@ -112,9 +106,6 @@ def test_a_node_whose_heartbeat_stops_is_tainted_and_its_pods_move(server: Serve
     events = server.kubectl("get", "events", "--field-selector", "reason=TaintManagerEviction").stdout
     assert all(name in events for name in on_node[victim])
 
-    if not serve_has_scheduler():
-        node_cmd(server, "start", victim)
-        pytest.skip(NO_SCHEDULER_REASON)
     eventually(lambda: len([p for p in pod_rows(server, "app=hb") if not p["metadata"].get("deletionTimestamp")
                             and p["status"].get("phase") == "Running"]) == 6, timeout=30)
     replaced = [p for p in pod_rows(server, "app=hb") if not p["metadata"].get("deletionTimestamp")]
@@ -144,9 +135,6 @@ def test_a_killed_node_is_removed_with_its_pods_and_can_start_again(server: Serv
 
 
 def test_finished_pods_free_their_node_for_pending_ones(server: Server) -> None:
-    if not serve_has_scheduler():
-        pytest.skip(NO_SCHEDULER_REASON)
-
     def big(name: str, duration: str | None) -> dict[str, Any]:
         meta: dict[str, Any] = {"name": name, "labels": {"app": "big"}}
         if duration:
