@@ -16,7 +16,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from serve_harness import REPO, Server, eventually  # noqa: F401  (eventually: re-exported for the tests)
+from serve_harness import REPO, Server, eventually, stop_process  # noqa: F401  (eventually: re-exported for the tests)
 
 
 def api_pods(server: Server) -> dict[str, dict[str, Any]]:
@@ -143,10 +143,4 @@ class RunProcess:
         return total
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        code = self.proc.wait(timeout)
-        self._pump.join(5)
-        assert self.proc.stdout is not None
-        self.proc.stdout.close()
-        return code
+        return stop_process(self.proc, self._pump, sig, timeout)

@@ -351,10 +351,14 @@ class LeaderElector:
             record = self._ours(now_wall, kept_from=old)
         else:
             record = dataclasses.replace(record, leader_transitions=old.leader_transitions + 1)
+        return self._write(record, "failed to update lock")
+
+    def _write(self, record: LeaderElectionRecord, failure: str) -> bool:
+        """Update the lock with ``record`` and observe it; False (logged) if that fails."""
         try:
             self.lock.update(record)
         except KubeClientError as exc:
-            log.warning("failed to update lock: %s", exc)
+            log.warning("%s: %s", failure, exc)
             return False
         self._set_observed(record)
         return True
@@ -371,12 +375,8 @@ class LeaderElector:
         now = self.wall()
         record = LeaderElectionRecord(lease_duration_seconds=1, acquire_time=now, renew_time=now,
                                       leader_transitions=old.leader_transitions)
-        try:
-            self.lock.update(record)
-        except KubeClientError as exc:
-            log.warning("failed to release lock: %s", exc)
+        if not self._write(record, "failed to release lock"):
             return False
-        self._set_observed(record)
         log.info("released lease %s", self.lock.describe())
         return True
 

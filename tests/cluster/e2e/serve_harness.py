@@ -57,6 +57,17 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def stop_process(proc: "subprocess.Popen[str]", pump: threading.Thread, sig: int, timeout: float) -> int:
+    """Signal ``proc`` (if still running), wait for it, finish reading its output."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+    code = proc.wait(timeout)
+    pump.join(5)
+    assert proc.stdout is not None
+    proc.stdout.close()
+    return code
+
+
 class Server:
     """One ``kubesched serve`` process over a data directory; restartable on the same port."""
 
@@ -102,13 +113,7 @@ class Server:
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> int:
         assert self.proc is not None
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        code = self.proc.wait(timeout)
-        self._pump.join(5)
-        assert self.proc.stdout is not None
-        self.proc.stdout.close()
-        return code
+        return stop_process(self.proc, self._pump, sig, timeout)
 
     def stop_if_running(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
