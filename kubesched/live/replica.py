@@ -142,7 +142,11 @@ class Replica:
     def _elect(self) -> None:
         assert self.elector is not None
         while not self._stop.is_set():
-            self.elector.run(self._resign)
+            try:
+                self.elector.run(self._resign)
+            except Exception:  # noqa: BLE001 - a bug or a malformed answer: lost, then stand again
+                log.exception("leader election failed; standing again")
+                self._stop.wait(self.config.leader_election.retry_period)
             if self._stop.is_set():
                 return
             # leadership lost: _stopped_leading threw the scheduler away and built a new one

@@ -3,6 +3,7 @@ waiting for a condition, and running ``kubesched run`` as a real process."""
 
 from __future__ import annotations
 
+import http.client
 import os
 import queue
 import re
@@ -36,7 +37,7 @@ def create_retrying(server: Server, manifest: dict[str, Any]) -> None:
     for _ in range(100):
         try:
             status, _ = server.request("POST", "/api/v1/namespaces/default/pods", manifest, timeout=10)
-        except OSError:
+        except (OSError, http.client.HTTPException):  # incl. a reply cut short by the restart
             time.sleep(0.1)
             continue
         if status in (201, 409):

@@ -3,6 +3,7 @@ watch resumed across a restart under load loses and repeats nothing, no pod is b
 
 from __future__ import annotations
 
+import http.client
 import json
 import signal
 import threading
@@ -25,7 +26,7 @@ def created_ok(server: Server, name: str, retries: bool) -> str | None:
     while True:
         try:
             status, body = server.request("POST", f"/api/v1/namespaces/{NS}/pods", pod_manifest(name), timeout=10)
-        except (OSError, urllib.error.URLError):
+        except (OSError, urllib.error.URLError, http.client.HTTPException):  # incl. a reply cut short
             if not retries:
                 return None
             time.sleep(0.05)
@@ -123,7 +124,7 @@ def test_sigkill_during_creates_and_binds_loses_no_acknowledged_write(spawn: Cal
             status, body = server.request("POST", f"/api/v1/namespaces/{NS}/pods/{name}/binding",
                                           {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name},
                                            "target": {"kind": "Node", "name": node}}, timeout=10)
-        except (OSError, urllib.error.URLError):
+        except (OSError, urllib.error.URLError, http.client.HTTPException):  # incl. a reply cut short
             stop.set()
             return
         if status == 201:
