@@ -77,7 +77,7 @@ def test_watch_across_restart_under_load(spawn: Callable[..., Server]) -> None:
                         received.append((ev["type"], meta["name"], int(rv)))
                     if done.is_set():
                         return
-            except (OSError, urllib.error.URLError, json.JSONDecodeError):
+            except (OSError, urllib.error.URLError, http.client.HTTPException, json.JSONDecodeError):
                 time.sleep(0.05)  # the server is restarting: resume from the last resourceVersion
 
     def creator(k: int) -> None:
