@@ -35,6 +35,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from kubesched.cluster.apiserver.httpproto import with_header_timeout
+
 log = logging.getLogger(__name__)
 
 Check = tuple[str, Callable[[], str | None]]  # name, () -> None if fine, else the reason
@@ -135,7 +137,7 @@ class EndpointServer:
         self.port = int(self.sock.getsockname()[1])
         url_host = "127.0.0.1" if host in ("0.0.0.0", "") else ("localhost" if host == "::" else host)
         self.url = f"http://{'[' + url_host + ']' if ':' in url_host else url_host}:{self.port}"
-        config = uvicorn.Config(build_app(hooks), http="h11", loop="asyncio", lifespan="off", access_log=False,
+        config = uvicorn.Config(build_app(hooks), http=with_header_timeout(), loop="asyncio", lifespan="off", access_log=False,
                                 log_level="warning", limit_concurrency=64, timeout_keep_alive=30,
                                 timeout_graceful_shutdown=2, server_header=False)
         self._server = uvicorn.Server(config)

@@ -14,7 +14,8 @@
 
 uvicorn's limits protect the server from misbehaving clients: at most
 ``limit_concurrency`` connections and tasks (503 beyond), 64 KiB of request headers,
-idle keep-alive connections closed after 30 s; request bodies are bounded in size and
+which must arrive within 32 s (:mod:`.httpproto`), idle keep-alive connections closed
+after 30 s; request bodies are bounded in size and
 time by the handlers. Shutdown (SIGINT/SIGTERM, or :meth:`ApiServer.stop`) ends open
 watches at once, then waits up to 5 s for requests in flight.
 """
@@ -36,6 +37,7 @@ import uvicorn
 from kubesched.cluster.apiserver.app import DEFAULT_MAX_BODY, ApiConfig, build_app
 from kubesched.cluster.apiserver.auth import ensure_token_file
 from kubesched.cluster.apiserver.deletion import reap
+from kubesched.cluster.apiserver.httpproto import READ_HEADER_TIMEOUT, with_header_timeout
 from kubesched.cluster.apiserver.kubeconfig import write_kubeconfig
 from kubesched.cluster.apiserver.registry import Registry
 from kubesched.cluster.apiserver.tls import TlsFiles, ensure_certificates
@@ -70,6 +72,7 @@ class ServeOptions:
     limit_concurrency: int = 1000
     reap_interval: float = 0.5
     autoprovision_namespaces: bool = True
+    header_timeout: float = READ_HEADER_TIMEOUT  # seconds a client has to send a request head
 
 
 class _Terminated(Exception):
@@ -120,7 +123,7 @@ class ApiServer:
             bookmark_interval=opts.bookmark_interval, min_request_timeout=opts.min_request_timeout,
             tokens=tokens))
         config = uvicorn.Config(
-            self.app, http="h11", loop="asyncio", lifespan="off", access_log=False, log_level="warning",
+            self.app, http=with_header_timeout(opts.header_timeout), loop="asyncio", lifespan="off", access_log=False, log_level="warning",
             limit_concurrency=opts.limit_concurrency, timeout_keep_alive=30, timeout_graceful_shutdown=5,
             h11_max_incomplete_event_size=64 * 1024, server_header=False,
             ssl_certfile=str(self.tls.cert) if self.tls else None,
