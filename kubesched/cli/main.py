@@ -26,7 +26,7 @@ def _common_sim_args(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kubesched", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(prog="kubesched", description="kubesched: a Kubernetes-compatible pod scheduler (simulate, serve, run).")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-v INFO, -vv DEBUG)")
     sub = parser.add_subparsers(dest="command", required=True)
     sim = sub.add_parser("simulate", help="where would these pods land, and why is that one Pending?")

@@ -39,7 +39,7 @@ DEFAULT_PORT = 10259  # kube-scheduler's port
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser(
         "run", help="schedule pods in a Kubernetes cluster (a secondary scheduler, with leader election)",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=(__doc__ or "").replace("``", "`"), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--kubeconfig", metavar="PATH", default="",
                    help="kubeconfig (default: in-cluster service account, else $KUBECONFIG or ~/.kube/config)")
     p.add_argument("--config", metavar="FILE", required=True,
