@@ -11,7 +11,9 @@ the reference), but the pod-independent part of the work is cached per node in
 - the affinity terms of existing pods used by scoring: ``(kind, term, weight, domain)``.
 
 Per cycle only the namespace admission and the existing terms' match against the incoming
-pod are evaluated, once per distinct namespace / term.
+pod are evaluated, once per distinct namespace / term. When the snapshot has a NodeTable,
+PreScore uses :mod:`tablescore` (the same sums over NumPy columns) and ``build_scores``
+here is only the fallback.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from kubesched.plugins.interpodaffinity.common import (
 from kubesched.plugins.interpodaffinity.filtering import Counts, PreFilterState
 from kubesched.plugins.interpodaffinity.nodecache import AggregateCache, Contribution
 from kubesched.plugins.interpodaffinity.scoring import ScoreMap, _Accumulator
+from kubesched.plugins.interpodaffinity.tablescore import RowCaches
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +50,7 @@ class Caches:
         # dataclass) is deep, so per-cycle loops work on small integer ids.
         self._term_ids: dict[PodAffinityTerm, int] = {}
         self.terms: list[PodAffinityTerm] = []
+        self.rows = RowCaches(self.term_id, self.terms)
 
     def term_id(self, t: PodAffinityTerm) -> int:
         i = self._term_ids.get(t)

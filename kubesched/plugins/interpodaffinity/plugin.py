@@ -19,7 +19,7 @@ from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.status import SKIP, SUCCESS, Status, error
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
-from kubesched.plugins.interpodaffinity import counting, filtering, scoring
+from kubesched.plugins.interpodaffinity import counting, filtering, scoring, tablescore
 from kubesched.plugins.interpodaffinity.args import InterPodAffinityArgs, parse_args, validate
 from kubesched.plugins.interpodaffinity.common import existing_term_matches_all
 
@@ -90,13 +90,25 @@ class InterPodAffinity:
         if self.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return SKIP
         snap = self.handle.snapshot
-        # Incremental form of scoring.build_scores over every node (nodes without pods
-        # with affinity contribute only through the incoming pod's preferred terms).
-        ts = counting.build_scores(self._caches, pod, snap.node_infos, getattr(snap, "table", None),
-                                   self.handle.objects, self.args.hard_pod_affinity_weight)
-        if not ts:
+        # Incremental forms of scoring.build_scores over every node (nodes without pods
+        # with affinity contribute only through the incoming pod's preferred terms): over
+        # the NodeTable's columns when there is one (and they fit in their memory budget,
+        # see rowcache), else over the NodeInfos.
+        table = getattr(snap, "table", None)
+        s: scoring.PreScoreState
+        totals = None
+        if table is not None and table.size == len(snap.node_infos):
+            totals = tablescore.build_totals(self._caches.rows, pod, table, self.handle.objects,
+                                             self.args.hard_pod_affinity_weight)
+        if totals is not None:
+            s = scoring.PreScoreState(table=table, totals=totals)
+        else:
+            s = scoring.PreScoreState(counting.build_scores(
+                self._caches, pod, snap.node_infos, table, self.handle.objects,
+                self.args.hard_pod_affinity_weight))
+        if s.empty:
             return SKIP
-        state.write(scoring.PRE_SCORE_STATE_KEY, scoring.PreScoreState(ts))
+        state.write(scoring.PRE_SCORE_STATE_KEY, s)
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
@@ -113,7 +125,7 @@ class InterPodAffinity:
         s = state.get(scoring.PRE_SCORE_STATE_KEY)
         if s is None:
             return error(f'failed to read "{scoring.PRE_SCORE_STATE_KEY_NAME}" from cycleState: {_NOT_FOUND}')
-        if not s.topology_score:
+        if s.empty:
             return SUCCESS
         scoring.normalize(scores)
         return SUCCESS

@@ -39,15 +39,46 @@ ScoreMap = dict[str, dict[str, int]]
 
 
 class PreScoreState:
-    """``topology_score[key][value]``; never mutated after PreScore, so clone() is itself."""
+    """``topology_score[key][value]``; never mutated after PreScore, so clone() is itself.
 
-    __slots__ = ("topology_score",)
+    The NodeTable fast path (``tablescore``) gives instead, per key, totals indexed by the
+    label codes of ``table``; the dict form is then derived on first use (per-node Score).
+    """
 
-    def __init__(self, topology_score: ScoreMap) -> None:
-        self.topology_score = topology_score
+    __slots__ = ("_scores", "table", "totals")
+
+    def __init__(self, topology_score: ScoreMap | None = None, table: NodeTable | None = None,
+                 totals: dict[str, np.ndarray] | None = None) -> None:
+        self._scores = topology_score
+        self.table = table
+        self.totals = totals
+
+    @property
+    def topology_score(self) -> ScoreMap:
+        if self._scores is None:
+            self._scores = {}
+            if self.totals is not None and self.table is not None:
+                self._scores = _totals_to_map(self.totals, self.table)
+        return self._scores
+
+    @property
+    def empty(self) -> bool:
+        if self.totals is not None:
+            return not self.totals
+        return not self.topology_score
 
     def clone(self) -> "PreScoreState":
         return self
+
+
+def _totals_to_map(totals: dict[str, np.ndarray], table: NodeTable) -> ScoreMap:
+    """``{key: {value: score}}`` from per-code totals (zero values left out: Score reads a
+    missing value as 0)."""
+    out: ScoreMap = {}
+    for key, tot in totals.items():
+        values = table.label(key)[2]
+        out[key] = {values[c]: int(tot[c]) for c in np.flatnonzero(tot[:-1]).tolist()}
+    return out
 
 
 def has_preferred_constraints(pod: Pod) -> bool:
@@ -124,6 +155,12 @@ def score_node(s: PreScoreState, labels: Mapping[str, str]) -> int:
 
 def score_rows(s: PreScoreState, table: NodeTable, idx: np.ndarray) -> np.ndarray:
     out = np.zeros(idx.size, np.int64)
+    totals = s.totals
+    if totals is not None and s.table is table and all(
+            tot.size == len(table.label(key)[2]) + 1 for key, tot in totals.items()):
+        for key, tot in totals.items():
+            out += tot[table.label(key)[0][idx]]  # code -1 (label absent) reads the trailing 0
+        return out
     for key, values in s.topology_score.items():
         codes, ids, names = table.label(key)
         per = np.zeros(len(names) + 1, np.int64)  # trailing 0 for code -1 (label absent)

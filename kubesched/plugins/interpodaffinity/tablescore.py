@@ -1,0 +1,173 @@
+"""InterPodAffinity's PreScore summing over NodeTable columns (the fast path).
+
+Same sums as :func:`counting.build_scores` (and so as the reference
+:func:`scoring.build_scores`), but per topology key the result is an int64 array of
+per-domain totals indexed by the table's label codes (with a trailing 0 for code -1,
+label absent) instead of a ``{value: score}`` dict. The pod-independent counts are kept
+per node row in :class:`rowcache.RowAggregate` columns:
+
+- for a label selector and topology key: per namespace, the pods matching the selector
+  on each node that has the key;
+- the terms of existing pods used by scoring: per ``(kind, term, weight)``, the pods
+  carrying that term on each node that has the term's topology key.
+
+A cycle adds ``±weight × column`` for every admitted namespace / matching term into one
+int64 row vector per topology key (the int32 columns are widened before the product, so
+nothing overflows), then sums rows into domains by label code. A topology key
+is present in the result exactly when the dict form would have it: when some matching
+count was added (even if the sums cancel out).
+
+The columns live within the memory budget of :mod:`rowcache` (``MAX_CELLS``); once it is
+exceeded, :func:`build_totals` drops them and returns ``None`` from then on, and the caller
+uses the dict path (``counting.build_scores``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from kubesched.api.objects import Pod, PodAffinityTerm
+from kubesched.framework.interface import ClusterObjects
+from kubesched.framework.nodetable import NodeTable
+from kubesched.framework.types import NodeInfo
+from kubesched.plugins.interpodaffinity.common import existing_term_matches
+from kubesched.plugins.interpodaffinity import rowcache
+from kubesched.plugins.interpodaffinity.rowcache import (
+    CellBudget, OverBudget, RowAggregateCache, RowContribution,
+)
+from kubesched.plugins.interpodaffinity.scoring import _Accumulator
+
+log = logging.getLogger(__name__)
+
+_REQ, _PREF, _ANTI = 0, 1, 2
+
+DomainTotals = dict[str, np.ndarray]
+
+
+class RowCaches:
+    """The plugin instance's row aggregates; ``term_id`` interns existing pods' terms.
+    ``enabled`` turns False for good once the columns went over the cell budget."""
+
+    def __init__(self, term_id: Callable[[PodAffinityTerm], int], terms: list[PodAffinityTerm]) -> None:
+        self.budget = CellBudget()
+        self.selector = RowAggregateCache(self.budget)
+        self.existing = RowAggregateCache(self.budget, 1)
+        self._term_id = term_id
+        self.terms = terms
+        self.enabled = True
+
+    @property
+    def cells(self) -> int:
+        """Cells held by all the columns."""
+        return self.budget.cells
+
+    def drop(self, why: str) -> None:
+        """Free every column and stop using the table path."""
+        self.selector.clear()
+        self.existing.clear()
+        self.enabled = False
+        log.info("InterPodAffinity: per-node count columns over budget (%s, MAX_CELLS=%d); "
+                 "dropped them, scoring on the per-domain dict path from now on", why, rowcache.MAX_CELLS)
+
+    def existing_contrib(self, ni: NodeInfo) -> RowContribution:
+        assert ni.node is not None
+        labels = ni.node.labels
+        out: RowContribution = {}
+        term_id = self._term_id
+        for ep in ni.pods_with_affinity:
+            aff = ep.affinity
+            if aff is None:
+                continue
+            entries = [(_REQ, t, 0) for t in aff.pod_affinity_required]
+            entries += [(_PREF, w.term, w.weight) for w in aff.pod_affinity_preferred]
+            entries += [(_ANTI, w.term, w.weight) for w in aff.anti_affinity_preferred]
+            for kind, t, weight in entries:
+                if t.topology_key in labels:
+                    g = (kind, term_id(t), weight)
+                    out[g] = out.get(g, 0) + 1
+        return out
+
+
+def _selector_contrib(selector: Any, key: str) -> Any:
+    def contrib(ni: NodeInfo) -> RowContribution:
+        assert ni.node is not None
+        out: RowContribution = {}
+        if key not in ni.node.labels:
+            return out
+        for p in ni.pods:
+            if selector.matches(p.labels):
+                out[p.namespace] = out.get(p.namespace, 0) + 1
+        return out
+    return contrib
+
+
+class _Rows:
+    """Per topology key, the row vector being summed."""
+
+    def __init__(self) -> None:
+        self.by_key: dict[str, np.ndarray] = {}
+
+    def add(self, key: str, delta: int, col: np.ndarray) -> None:
+        """``row[key] += delta * col`` in int64 (``col`` may be a narrower int column)."""
+        r = self.by_key.get(key)
+        if r is None:
+            self.by_key[key] = np.multiply(col, delta, dtype=np.int64)
+        elif delta == 1:
+            r += col  # int64 += int32 widens element-wise
+        else:
+            r += np.multiply(col, delta, dtype=np.int64)
+
+
+def build_totals(rc: RowCaches, pod: Pod, table: NodeTable, objects: ClusterObjects,
+                 hard_weight: int) -> DomainTotals | None:
+    """Per topology key the per-domain totals (indexed by label code, trailing 0); ``None``
+    when the columns are (or just went) over the cell budget: use the dict path."""
+    if not rc.enabled:
+        return None
+    try:
+        return _build_totals(rc, pod, table, objects, hard_weight)
+    except OverBudget as e:
+        rc.drop(str(e))
+        return None
+
+
+def _build_totals(rc: RowCaches, pod: Pod, table: NodeTable, objects: ClusterObjects,
+                  hard_weight: int) -> DomainTotals:
+    acc = _Accumulator(pod, objects, hard_weight)
+    rows = _Rows()
+    for it, sign in [(it, 1) for it in acc.preferred] + [(it, -1) for it in acc.preferred_anti]:
+        key = it.topology_key
+        agg = rc.selector.get((it.selector, key), _selector_contrib(it.selector, key))
+        cols = agg.sync(table)
+        delta = sign * it.weight
+        for ns, col in cols.items():
+            if it.admits(ns):
+                rows.add(key, delta, col)
+    memo: dict[int, bool] = {}
+    agg = rc.existing.get(None, rc.existing_contrib)
+    for (kind, tid, w), col in agg.sync(table).items():
+        if kind == _REQ:
+            if hard_weight <= 0:
+                continue
+            delta = hard_weight
+        else:
+            delta = w if kind == _PREF else -w
+        ok = memo.get(tid)
+        t = rc.terms[tid]
+        if ok is None:
+            ok = memo[tid] = existing_term_matches(t, pod, acc.ns_labels)
+        if ok:
+            rows.add(t.topology_key, delta, col)
+    out: DomainTotals = {}
+    for key, r in rows.by_key.items():
+        codes, _, values = table.label(key)
+        tot = np.zeros(len(values) + 1, np.int64)
+        np.add.at(tot, codes, r)  # rows without the label carry 0 (and map to the trailing slot)
+        tot[-1] = 0
+        out[key] = tot
+    log.debug("pod %s: %d topology keys scored", pod.key, len(out))
+    return out
