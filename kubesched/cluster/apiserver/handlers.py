@@ -132,9 +132,9 @@ def decode_body(raw: bytes, content_type: str) -> Any:
     if ct == protobuf.MEDIA_TYPE:
         return protobuf.decode(raw)
     if ct not in ("", "application/json", "*/*") and not ct.endswith("+json") and "yaml" not in ct:
-        raise E.ApiError(415, "UnsupportedMediaType", f'the body of the request was in an unknown format - '
-                         f'accepted media types include: application/json, application/yaml, '
-                         f'application/vnd.kubernetes.protobuf')
+        raise E.ApiError(415, "UnsupportedMediaType", 'the body of the request was in an unknown format - '
+                         'accepted media types include: application/json, application/yaml, '
+                         'application/vnd.kubernetes.protobuf')
     if ct in ("application/yaml", "application/x-yaml", "text/yaml"):
         try:
             return yaml.safe_load(raw)

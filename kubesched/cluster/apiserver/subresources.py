@@ -109,7 +109,7 @@ def evict(reg: "Registry", namespace: str, name: str, eviction: Any) -> dict[str
         raise E.bad_request(f'{eviction.get("kind")} cannot be handled as an Eviction')
     emeta = eviction.get("metadata") or {}
     if emeta.get("name") and emeta["name"] != name:
-        raise E.bad_request(f"name in URL does not match name in Eviction object")
+        raise E.bad_request("name in URL does not match name in Eviction object")
     options = dict(eviction.get("deleteOptions") or {})
     try:
         with reg.store.txn() as tx:

@@ -117,7 +117,7 @@ def validate_metadata(obj: Mapping[str, Any], name_rule: str, *, namespaced: boo
             for k, v in labels.items():
                 causes += [invalid("metadata.labels", k, m) for m in qualified_name_problems(str(k))]
                 if not isinstance(v, str):
-                    causes.append(invalid(f"metadata.labels", v, "label values must be strings"))
+                    causes.append(invalid("metadata.labels", v, "label values must be strings"))
                 elif len(v) > 63:
                     causes.append(invalid("metadata.labels", v, "must be no more than 63 characters"))
                 elif not re.fullmatch(_LABEL_VALUE, v):

@@ -164,7 +164,6 @@ def _affinity_counts(caches: Caches, s: PreFilterState, nodes: Sequence[NodeInfo
     sels = tuple(it.selector for it in terms)
     keys = tuple(it.topology_key for it in terms)
     agg = caches.affinity.get((sels, keys), _affinity_contrib(sels, keys))
-    admitted: dict[str, bool] = {}
     out: Counts = s.affinity_counts
     for ns, sub in agg.sync(nodes, table).items():
         if all(it.admits(ns) for it in terms):
