@@ -102,3 +102,21 @@ def matches_all(terms: Sequence[IncomingTerm], pod: Pod) -> bool:
         if not t.matches(pod):
             return False
     return True
+
+
+# the kinds of an existing pod's scoring terms (see existing_scoring_terms)
+REQ, PREF, ANTI = 0, 1, 2
+
+
+def existing_scoring_terms(pod: Pod) -> list[tuple[int, PodAffinityTerm, int]]:
+    """``(kind, term, weight)`` for each term of an existing pod that scores an incoming
+    pod (upstream's processExistingPod): its required affinity terms (weight 0 here: the
+    caller applies hardPodAffinityWeight), its preferred affinity and preferred
+    anti-affinity terms with their weights."""
+    aff = pod.affinity
+    if aff is None:
+        return []
+    out: list[tuple[int, PodAffinityTerm, int]] = [(REQ, t, 0) for t in aff.pod_affinity_required]
+    out += [(PREF, w.term, w.weight) for w in aff.pod_affinity_preferred]
+    out += [(ANTI, w.term, w.weight) for w in aff.anti_affinity_preferred]
+    return out

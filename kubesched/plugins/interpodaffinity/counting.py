@@ -26,7 +26,7 @@ from kubesched.api.objects import Pod, PodAffinityTerm
 from kubesched.framework.interface import ClusterObjects
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins.interpodaffinity.common import (
-    IncomingTerm, existing_term_matches, incoming_terms, namespace_labels,
+    PREF, REQ, IncomingTerm, existing_scoring_terms, existing_term_matches, incoming_terms, namespace_labels,
 )
 from kubesched.plugins.interpodaffinity.filtering import Counts, PreFilterState
 from kubesched.plugins.interpodaffinity.nodecache import AggregateCache, Contribution
@@ -35,7 +35,6 @@ from kubesched.plugins.interpodaffinity.tablescore import RowCaches
 
 log = logging.getLogger(__name__)
 
-_REQ, _PREF, _ANTI = 0, 1, 2
 
 
 class Caches:
@@ -77,13 +76,7 @@ class Caches:
         labels = ni.node.labels
         out: Contribution = {}
         for ep in ni.pods_with_affinity:
-            aff = ep.affinity
-            if aff is None:
-                continue
-            entries = [(_REQ, t, 0) for t in aff.pod_affinity_required]
-            entries += [(_PREF, w.term, w.weight) for w in aff.pod_affinity_preferred]
-            entries += [(_ANTI, w.term, w.weight) for w in aff.anti_affinity_preferred]
-            for kind, t, weight in entries:
+            for kind, t, weight in existing_scoring_terms(ep):
                 tv = labels.get(t.topology_key)
                 if tv is not None:
                     k = ((kind, self.term_id(t), weight), tv)
@@ -186,12 +179,12 @@ def build_scores(caches: Caches, pod: Pod, nodes: Sequence[NodeInfo], table: Any
     memo: dict[int, bool] = {}
     agg = caches.existing_score.get(None, caches.existing_score_contrib)
     for (kind, tid, w), sub in agg.sync(nodes, table).items():
-        if kind == _REQ:
+        if kind == REQ:
             if hard_weight <= 0:
                 continue
             delta = hard_weight
         else:
-            delta = w if kind == _PREF else -w
+            delta = w if kind == PREF else -w
         ok = memo.get(tid)
         if ok is None:
             t = caches.terms[tid]

@@ -34,7 +34,7 @@ from kubesched.api.objects import Pod, PodAffinityTerm
 from kubesched.framework.interface import ClusterObjects
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.types import NodeInfo
-from kubesched.plugins.interpodaffinity.common import existing_term_matches
+from kubesched.plugins.interpodaffinity.common import PREF, REQ, existing_scoring_terms, existing_term_matches
 from kubesched.plugins.interpodaffinity import rowcache
 from kubesched.plugins.interpodaffinity.rowcache import (
     CellBudget, OverBudget, RowAggregateCache, RowContribution,
@@ -43,7 +43,6 @@ from kubesched.plugins.interpodaffinity.scoring import _Accumulator
 
 log = logging.getLogger(__name__)
 
-_REQ, _PREF, _ANTI = 0, 1, 2
 
 DomainTotals = dict[str, np.ndarray]
 
@@ -79,13 +78,7 @@ class RowCaches:
         out: RowContribution = {}
         term_id = self._term_id
         for ep in ni.pods_with_affinity:
-            aff = ep.affinity
-            if aff is None:
-                continue
-            entries = [(_REQ, t, 0) for t in aff.pod_affinity_required]
-            entries += [(_PREF, w.term, w.weight) for w in aff.pod_affinity_preferred]
-            entries += [(_ANTI, w.term, w.weight) for w in aff.anti_affinity_preferred]
-            for kind, t, weight in entries:
+            for kind, t, weight in existing_scoring_terms(ep):
                 if t.topology_key in labels:
                     g = (kind, term_id(t), weight)
                     out[g] = out.get(g, 0) + 1
@@ -150,12 +143,12 @@ def _build_totals(rc: RowCaches, pod: Pod, table: NodeTable, objects: ClusterObj
     memo: dict[int, bool] = {}
     agg = rc.existing.get(None, rc.existing_contrib)
     for (kind, tid, w), col in agg.sync(table).items():
-        if kind == _REQ:
+        if kind == REQ:
             if hard_weight <= 0:
                 continue
             delta = hard_weight
         else:
-            delta = w if kind == _PREF else -w
+            delta = w if kind == PREF else -w
         ok = memo.get(tid)
         t = rc.terms[tid]
         if ok is None:
