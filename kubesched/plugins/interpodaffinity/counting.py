@@ -26,7 +26,7 @@ from kubesched.api.objects import Pod, PodAffinityTerm
 from kubesched.framework.interface import ClusterObjects
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins.interpodaffinity.common import (
-    PREF, REQ, IncomingTerm, existing_scoring_terms, existing_term_matches, incoming_terms, namespace_labels,
+    IncomingTerm, existing_scoring_terms, existing_term_matches, incoming_terms, namespace_labels,
 )
 from kubesched.plugins.interpodaffinity.filtering import Counts, PreFilterState
 from kubesched.plugins.interpodaffinity.nodecache import AggregateCache, Contribution
@@ -169,28 +169,18 @@ def build_scores(caches: Caches, pod: Pod, nodes: Sequence[NodeInfo], table: Any
                  objects: ClusterObjects, hard_weight: int) -> ScoreMap:
     acc = _Accumulator(pod, objects, hard_weight)
     scores = acc.scores
-    for it, sign in [(it, 1) for it in acc.preferred] + [(it, -1) for it in acc.preferred_anti]:
-        delta = sign * it.weight
+    for it, delta in acc.signed_preferred():
         counts = _term_counts(caches, it, nodes, table)
         if counts:
             m = scores.setdefault(it.topology_key, {})
             for tv, c in counts.items():
                 m[tv] = m.get(tv, 0) + delta * c
-    memo: dict[int, bool] = {}
     agg = caches.existing_score.get(None, caches.existing_score_contrib)
     for (kind, tid, w), sub in agg.sync(nodes, table).items():
-        if kind == REQ:
-            if hard_weight <= 0:
-                continue
-            delta = hard_weight
-        else:
-            delta = w if kind == PREF else -w
-        ok = memo.get(tid)
-        if ok is None:
-            t = caches.terms[tid]
-            ok = memo[tid] = existing_term_matches(t, pod, acc.ns_labels)
-        if ok:
-            m = scores.setdefault(caches.terms[tid].topology_key, {})
+        weight = acc.existing_delta(kind, w)
+        t = caches.terms[tid]
+        if weight is not None and acc.existing_matches(tid, t):
+            m = scores.setdefault(t.topology_key, {})
             for tv, c in sub.items():
-                m[tv] = m.get(tv, 0) + delta * c
+                m[tv] = m.get(tv, 0) + weight * c
     return scores

@@ -27,7 +27,7 @@ from kubesched.framework.interface import MAX_NODE_SCORE, ClusterObjects
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins.interpodaffinity.common import (
-    IncomingTerm, existing_term_matches, namespace_labels,
+    PREF, REQ, IncomingTerm, existing_term_matches, namespace_labels,
 )
 
 log = logging.getLogger(__name__)
@@ -99,6 +99,25 @@ class _Accumulator:
         self.preferred_anti = [IncomingTerm(w.term, objects, w.weight)
                                for w in (aff.anti_affinity_preferred if aff else ())]
         self.scores: ScoreMap = {}
+        self._matched: dict[int, bool] = {}  # existing term id -> matches the incoming pod
+
+    def signed_preferred(self) -> list[tuple[IncomingTerm, int]]:
+        """The incoming pod's preferred terms with their signed weights (anti: negative)."""
+        return [(it, it.weight) for it in self.preferred] + [(it, -it.weight) for it in self.preferred_anti]
+
+    def existing_delta(self, kind: int, weight: int) -> int | None:
+        """The signed weight of an existing pod's term of ``kind`` (common.existing_scoring_terms);
+        None: it does not score (a required term when hardPodAffinityWeight is 0)."""
+        if kind == REQ:
+            return self.hard_weight if self.hard_weight > 0 else None
+        return weight if kind == PREF else -weight
+
+    def existing_matches(self, term_id: int, term: PodAffinityTerm) -> bool:
+        """Whether the existing term ``term`` (cached under ``term_id``) selects the incoming pod."""
+        ok = self._matched.get(term_id)
+        if ok is None:
+            ok = self._matched[term_id] = existing_term_matches(term, self.pod, self.ns_labels)
+        return ok
 
     def _add(self, labels: Mapping[str, str], key: str, delta: int) -> None:
         tv = labels.get(key)
@@ -111,12 +130,9 @@ class _Accumulator:
             self._add(labels, term.topology_key, delta)
 
     def process(self, existing: Pod, labels: Mapping[str, str]) -> None:
-        for it in self.preferred:
+        for it, delta in self.signed_preferred():
             if it.matches(existing):
-                self._add(labels, it.topology_key, it.weight)
-        for it in self.preferred_anti:
-            if it.matches(existing):
-                self._add(labels, it.topology_key, -it.weight)
+                self._add(labels, it.topology_key, delta)
         aff = existing.affinity
         if aff is None:
             return

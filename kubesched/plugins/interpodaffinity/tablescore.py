@@ -34,7 +34,7 @@ from kubesched.api.objects import Pod, PodAffinityTerm
 from kubesched.framework.interface import ClusterObjects
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.types import NodeInfo
-from kubesched.plugins.interpodaffinity.common import PREF, REQ, existing_scoring_terms, existing_term_matches
+from kubesched.plugins.interpodaffinity.common import existing_scoring_terms
 from kubesched.plugins.interpodaffinity import rowcache
 from kubesched.plugins.interpodaffinity.rowcache import (
     CellBudget, OverBudget, RowAggregateCache, RowContribution,
@@ -132,29 +132,19 @@ def _build_totals(rc: RowCaches, pod: Pod, table: NodeTable, objects: ClusterObj
                   hard_weight: int) -> DomainTotals:
     acc = _Accumulator(pod, objects, hard_weight)
     rows = _Rows()
-    for it, sign in [(it, 1) for it in acc.preferred] + [(it, -1) for it in acc.preferred_anti]:
+    for it, delta in acc.signed_preferred():
         key = it.topology_key
         agg = rc.selector.get((it.selector, key), _selector_contrib(it.selector, key))
         cols = agg.sync(table)
-        delta = sign * it.weight
         for ns, col in cols.items():
             if it.admits(ns):
                 rows.add(key, delta, col)
-    memo: dict[int, bool] = {}
     agg = rc.existing.get(None, rc.existing_contrib)
     for (kind, tid, w), col in agg.sync(table).items():
-        if kind == REQ:
-            if hard_weight <= 0:
-                continue
-            delta = hard_weight
-        else:
-            delta = w if kind == PREF else -w
-        ok = memo.get(tid)
+        weight = acc.existing_delta(kind, w)
         t = rc.terms[tid]
-        if ok is None:
-            ok = memo[tid] = existing_term_matches(t, pod, acc.ns_labels)
-        if ok:
-            rows.add(t.topology_key, delta, col)
+        if weight is not None and acc.existing_matches(tid, t):
+            rows.add(t.topology_key, weight, col)
     out: DomainTotals = {}
     for key, r in rows.by_key.items():
         codes, _, values = table.label(key)
