@@ -22,7 +22,6 @@ before it starts (``port`` 0: any free port).
 from __future__ import annotations
 
 import logging
-import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from kubesched.cluster.apiserver.httpproto import with_header_timeout
+from kubesched.cluster.apiserver.httpproto import listen, with_header_timeout
 
 log = logging.getLogger(__name__)
 
@@ -130,13 +129,9 @@ class EndpointServer:
     """uvicorn serving :func:`build_app` in a daemon thread."""
 
     def __init__(self, hooks: EndpointHooks, host: str = "0.0.0.0", port: int = 10259) -> None:
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self.sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind((host, port))
+        self.sock, address = listen(host, port)
         self.port = int(self.sock.getsockname()[1])
-        url_host = "127.0.0.1" if host in ("0.0.0.0", "") else ("localhost" if host == "::" else host)
-        self.url = f"http://{'[' + url_host + ']' if ':' in url_host else url_host}:{self.port}"
+        self.url = f"http://{address}"
         config = uvicorn.Config(build_app(hooks), http=with_header_timeout(), loop="asyncio", lifespan="off", access_log=False,
                                 log_level="warning", limit_concurrency=64, timeout_keep_alive=30,
                                 timeout_graceful_shutdown=2, server_header=False)

@@ -1,4 +1,9 @@
-"""uvicorn's h11 protocol with a deadline on request headers.
+"""Serving HTTP with uvicorn: a listening socket bound before start-up, and uvicorn's h11
+protocol with a deadline on request headers.
+
+:func:`listen` binds the socket (so ``port`` 0 works and the caller knows the real port
+before serving) and says how clients reach it.
+
 
 uvicorn bounds idle keep-alive connections but not a client that starts a request and never
 finishes its headers (a "slowloris"): the keep-alive timer is cancelled by the first byte,
@@ -13,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -20,6 +26,21 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 log = logging.getLogger(__name__)
 
 READ_HEADER_TIMEOUT = 32.0  # kube-apiserver's http.Server ReadHeaderTimeout
+
+
+def listen(host: str, port: int) -> tuple[socket.socket, str]:
+    """A TCP socket bound to ``host:port`` (not yet listening: uvicorn does that), and the
+    ``host:port`` clients use to reach it (a wildcard address becomes the loopback one)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say so, and
+    # without it a keep-alive client waits ~40 ms per response (Nagle + delayed ACK)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    url_host = "127.0.0.1" if host in ("0.0.0.0", "") else ("localhost" if host == "::" else host)
+    if ":" in url_host:
+        url_host = f"[{url_host}]"
+    return sock, f"{url_host}:{sock.getsockname()[1]}"
 
 
 def with_header_timeout(seconds: float = READ_HEADER_TIMEOUT) -> type[H11Protocol]:

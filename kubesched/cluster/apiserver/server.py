@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import logging
 import signal
-import socket
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -37,7 +36,7 @@ import uvicorn
 from kubesched.cluster.apiserver.app import DEFAULT_MAX_BODY, ApiConfig, build_app
 from kubesched.cluster.apiserver.auth import ensure_token_file
 from kubesched.cluster.apiserver.deletion import reap
-from kubesched.cluster.apiserver.httpproto import READ_HEADER_TIMEOUT, with_header_timeout
+from kubesched.cluster.apiserver.httpproto import READ_HEADER_TIMEOUT, listen, with_header_timeout
 from kubesched.cluster.apiserver.kubeconfig import write_kubeconfig
 from kubesched.cluster.apiserver.registry import Registry
 from kubesched.cluster.apiserver.tls import TlsFiles, ensure_certificates
@@ -105,21 +104,13 @@ class ApiServer:
         tokens = ensure_token_file(opts.token_file) if opts.token_file else frozenset()
         self.token = sorted(tokens)[0] if tokens else None
         self.tls: TlsFiles | None = ensure_certificates(data / "pki", opts.host) if opts.tls else None
-        family = socket.AF_INET6 if ":" in opts.host else socket.AF_INET
-        # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say so, and
-        # without it a keep-alive client waits ~40 ms per response (Nagle + delayed ACK)
-        self.sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind((opts.host, opts.port))
+        self.sock, address = listen(opts.host, opts.port)
         self.port = self.sock.getsockname()[1]
-        url_host = "127.0.0.1" if opts.host in ("0.0.0.0", "") else ("localhost" if opts.host == "::" else opts.host)
-        if ":" in url_host:
-            url_host = f"[{url_host}]"
-        self.url = f"{'https' if self.tls else 'http'}://{url_host}:{self.port}"
+        self.url = f"{'https' if self.tls else 'http'}://{address}"
         self.kubeconfig = write_kubeconfig(data / "kubeconfig", self.url,
                                            ca_file=self.tls.ca_cert if self.tls else None, token=self.token)
         self.app, self.state = build_app(self.registry, ApiConfig(
-            server_address=f"{url_host}:{self.port}", max_body_bytes=opts.max_body_bytes,
+            server_address=address, max_body_bytes=opts.max_body_bytes,
             bookmark_interval=opts.bookmark_interval, min_request_timeout=opts.min_request_timeout,
             tokens=tokens))
         config = uvicorn.Config(

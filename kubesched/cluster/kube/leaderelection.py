@@ -277,17 +277,7 @@ class LeaderElector:
     def _renew(self, stop: threading.Event) -> None:
         try:
             while not stop.is_set():
-                deadline = self.monotonic() + self.renew_deadline
-                renewed = False
-                while not stop.is_set():  # wait.PollUntilContextTimeout, immediate
-                    if self.try_acquire_or_renew():
-                        renewed = True
-                        break
-                    left = deadline - self.monotonic()
-                    if left <= 0 or stop.wait(min(self.retry_period, left)):
-                        break
-                    if self.monotonic() >= deadline:
-                        break
+                renewed = self._poll_renew(stop)
                 self._maybe_report_transition()
                 if stop.is_set():
                     break
@@ -300,6 +290,18 @@ class LeaderElector:
                 self.release()
         finally:
             self.lock.record_event("stopped leading")
+
+    def _poll_renew(self, stop: threading.Event) -> bool:
+        """wait.PollUntilContextTimeout (immediate): try now, then every retry period, until
+        a try succeeds (True) or ``renew_deadline`` has passed or ``stop`` is set (False)."""
+        deadline = self.monotonic() + self.renew_deadline
+        while not stop.is_set():
+            if self.try_acquire_or_renew():
+                return True
+            left = deadline - self.monotonic()
+            if left <= 0 or stop.wait(min(self.retry_period, left)) or self.monotonic() >= deadline:
+                return False  # no try once the deadline has passed, as the context's timeout
+        return False
 
     def _ours(self, now: datetime, kept_from: LeaderElectionRecord | None = None) -> LeaderElectionRecord:
         """Our record renewed at ``now``: a renewal keeps ``kept_from``'s acquire time and
