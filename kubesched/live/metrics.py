@@ -10,6 +10,10 @@ duration, and sampling of cycles for per-plugin timing, as upstream's
 ``pluginMetricsSamplePercent``). ``scheduler_pending_pods`` is read from the queue when
 scraped.
 
+One :class:`SchedulerMetrics` may outlive the scheduler it observes: :meth:`attach` points
+it at a new one (``kubesched run`` builds a new scheduler when it loses its lease; its
+counters go on, as they would in one kube-scheduler process).
+
 Simplification: an attempt counts as ``scheduled`` once its node is chosen (upstream counts
 it when the binding cycle ends); a binding that fails later is not re-counted as ``error``.
 """
@@ -46,8 +50,10 @@ def exponential_buckets(start: float, factor: float, count: int) -> tuple[float,
 
 
 class _PendingPods(Collector):
-    def __init__(self, live: "LiveScheduler") -> None:
-        self._live = live
+    """The queue sizes of the scheduler last attached (none before: no samples)."""
+
+    def __init__(self) -> None:
+        self.live: "LiveScheduler | None" = None
 
     def collect(self) -> Iterator[Any]:
         fam = GaugeMetricFamily(
@@ -56,7 +62,11 @@ class _PendingPods(Collector):
             "pods in unschedulablePods that the scheduler attempted to schedule and failed; 'gated' is the "
             "number of unschedulable pods that the scheduler never attempted to schedule because they are "
             "gated.", labels=["queue"])
-        q, lock = self._live.queue, self._live.sched.lock
+        live = self.live
+        if live is None:
+            yield fam
+            return
+        q, lock = live.queue, live.sched.lock
         if lock.acquire(timeout=2.0):
             try:
                 gated = sum(1 for p in q.unschedulable_pods.values() if p.gated)
@@ -100,16 +110,19 @@ class SchedulerMetrics:
             "scheduler_plugin_execution_duration_seconds", "[ALPHA] Duration for running a plugin at a specific "
             "extension point.", ["plugin", "extension_point", "status"],
             buckets=exponential_buckets(0.00001, 1.5, 20), registry=r)
+        self._pending = _PendingPods()
+        r.register(self._pending)
 
     # -- wiring ------------------------------------------------------------------------------
     def attach(self, live: "LiveScheduler") -> None:
         """Observe ``live``'s loop (attempts), each profile's extension points and the
-        scheduling algorithm, and export its queue's sizes."""
+        scheduling algorithm, and export its queue's sizes (instead of those of the
+        scheduler attached before, if any)."""
         live.loop.attempt_hooks.append(self.on_attempt)
         for profile, fw in live.sched.profiles.items():
             fw.observer = functools.partial(self.on_extension_point, profile)
         live.sched.algorithm_observer = self
-        self.registry.register(_PendingPods(live))
+        self._pending.live = live
 
     def on_extension_point(self, profile: str, point: str, result: Any, seconds: float) -> None:
         self.extension_point_duration.labels(point, status_label(result), profile).observe(seconds)

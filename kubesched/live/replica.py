@@ -13,12 +13,19 @@ As kube-scheduler does (``leaderElection.leaderElect``, true by default):
 * a graceful stop (SIGTERM) first stops scheduling and lets bindings in flight finish (or
   releases them), then gives the lease up, so a standby takes over at once.
 
+Fencing: a replica writes a decision (binding, victim deletion, status, event) only while
+its lease is provably its own: the sink calls the elector's ``fence`` right before each
+write, which refuses it once the last renewal is ``renewDeadline`` old (on the monotonic
+clock: a replica stopped by SIGSTOP and thawed after the standby took over writes
+nothing). A refused binding fails like any other: its assumed pod is forgotten.
+
 One difference, on purpose: when a leader *loses* its lease (it could not renew within
 ``renewDeadline``: API server unreachable, process stalled), kube-scheduler exits with code 1
 and relies on being restarted. A replica here stops writing at once (bindings in flight are
 abandoned and forgotten), throws its scheduler away, builds a new one whose cache is listed
 afresh from the API, and becomes a candidate again: the same guarantees, and a replica
-started by hand, outside a Deployment, is not lost.
+started by hand, outside a Deployment, is not lost. Its metrics go on across the
+schedulers it builds (one :class:`SchedulerMetrics`), as a restarted process's would not.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from kubesched.cluster.kube.leaderelection import LeaderCallbacks, LeaderElector
 from kubesched.config import SchedulerConfig
 from kubesched.framework.registry import Registry
 from kubesched.live.endpoints import Check, EndpointHooks
+from kubesched.live.metrics import SchedulerMetrics
 from kubesched.live.scheduler import LiveOptions, LiveScheduler
 
 log = logging.getLogger(__name__)
@@ -47,14 +55,14 @@ ELECTION_NAME = "kube-scheduler"  # LeaderElectionConfig.Name: the label of the 
 
 
 class _Delegating(Collector):
-    """The current scheduler's metrics (it is replaced when leadership is lost) and
+    """The scheduler's metrics (kept across the schedulers the replica builds) and
     ``leader_election_master_status``."""
 
     def __init__(self, replica: "Replica") -> None:
         self._replica = replica
 
     def collect(self) -> Iterator[Any]:
-        yield from self._replica.live.metrics.registry.collect()
+        yield from self._replica.metrics.registry.collect()
         if self._replica.elector is not None:
             fam = GaugeMetricFamily(
                 "leader_election_master_status", "[ALPHA] Gauge of if the reporting system is master of the "
@@ -78,9 +86,7 @@ class Replica:
         self.options = options
         self.on_event = on_event or (lambda what: None)
         self.identity = identity or default_identity()
-        self.live = self._new_live()
-        self.metrics_registry = CollectorRegistry()
-        self.metrics_registry.register(_Delegating(self))
+        self.metrics = SchedulerMetrics()
         le = config.leader_election
         self.elector: LeaderElector | None = None
         if le.leader_elect:
@@ -97,6 +103,9 @@ class Replica:
                                               on_new_leader=self._new_leader))
             except ValueError as exc:  # upstream: "couldn't create leader elector: ..."
                 raise KubeschedError(f"leaderElection: {exc}") from None
+        self.live = self._new_live()
+        self.metrics_registry = CollectorRegistry()
+        self.metrics_registry.register(_Delegating(self))
         self._stop = threading.Event()  # stop() was called
         self._resign = threading.Event()  # then, once scheduling has stopped: give the lease up
         self._lock = threading.Lock()
@@ -104,7 +113,8 @@ class Replica:
         self.lost = 0  # times leadership was lost (and the scheduler rebuilt)
 
     def _new_live(self) -> LiveScheduler:
-        return LiveScheduler(self.config, self.client, self.options, registry=self.registry)
+        return LiveScheduler(self.config, self.client, self.options, registry=self.registry,
+                             fence=None if self.elector is None else self.elector.fence, metrics=self.metrics)
 
     # -- state -----------------------------------------------------------------------------
     @property

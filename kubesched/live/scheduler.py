@@ -32,6 +32,7 @@ import logging
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,7 +71,12 @@ class LiveOptions:
 
 class LiveScheduler:
     def __init__(self, config: SchedulerConfig, client: KubeClient, options: LiveOptions = LiveOptions(),
-                 registry: Registry | None = None) -> None:
+                 registry: Registry | None = None, *, fence: Callable[[], None] | None = None,
+                 metrics: SchedulerMetrics | None = None) -> None:
+        """``fence``: called right before each write of a decision (leader election's
+        ``LeaderElector.fence``: it raises ``FencedError`` once the lease is not provably
+        ours); ``metrics``: the metrics to feed (a replica keeps one across the schedulers it
+        builds, so counters survive a lost lease); default a new one."""
         self.config = config
         self.client = client
         self.options = options
@@ -88,7 +94,8 @@ class LiveScheduler:
                                                self.pdbs, self.pod_groups]
         self.objects = KubeObjects(pods=self.pods, namespaces=self.namespaces, pdbs=self.pdbs,
                                    priority_classes=self.priority_classes, pod_groups=self.pod_groups)
-        self.sink = KubeSink(client, self.recorder, pod_by_uid=self.objects.pod_by_uid)
+        self.sink = KubeSink(client, self.recorder, pod_by_uid=self.objects.pod_by_uid, fence=fence)
+        self.recorder.guard = self.sink.guard
         self.binder = Binder(options.binding_workers, after_each=self._after_binding)
         seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
         self.sched = Scheduler(self.cache, self.sink, self.objects, self.clock.now, random.Random(seed),
@@ -108,7 +115,7 @@ class LiveScheduler:
                                    after_cycle=self.sink.flush, attempts_kept=options.attempts_kept)
         self.handlers.notify = self.loop.wake
         self._wire()
-        self.metrics = SchedulerMetrics()  # kube-scheduler's metrics, in their own registry
+        self.metrics = metrics or SchedulerMetrics()  # kube-scheduler's metrics, in their own registry
         self.metrics.attach(self)
         self._thread: threading.Thread | None = None
         self._informers_started = False

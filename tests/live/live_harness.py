@@ -81,14 +81,16 @@ class RunProcess:
     """One ``kubesched run`` process (endpoints on a free port), its output read as it comes."""
 
     def __init__(self, server: Server, config: Path, identity: str = "", log_dir: Path | None = None,
-                 python_path: Path | None = None) -> None:
-        """``python_path``: a directory of custom plugins the configuration names by import path."""
-        args = ["run", "--kubeconfig", str(server.kubeconfig), "--config", str(config), "--port", "0",
+                 python_path: Path | None = None, verbose: bool = False) -> None:
+        """``python_path``: a directory of custom plugins the configuration names by import path;
+        ``verbose``: log at INFO (``-v``: every successful binding is logged) into :attr:`log_path`."""
+        args = [*(["-v"] if verbose else []), "run", "--kubeconfig", str(server.kubeconfig), "--config", str(config), "--port", "0",
                 "--bind-address", "127.0.0.1"]
         if identity:
             args += ["--identity", identity]
         self.identity = identity
-        stderr = open((log_dir or config.parent) / f"run-{identity or id(self)}.log", "a")
+        self.log_path = (log_dir or config.parent) / f"run-{identity or id(self)}.log"
+        stderr = open(self.log_path, "a")
         self.proc = subprocess.Popen(kubesched_cmd(*args), cwd=REPO, stdout=subprocess.PIPE, stderr=stderr,
                                      text=True, env={**os.environ, "PYTHONUNBUFFERED": "1",
                                                      **({"PYTHONPATH": os.pathsep.join(

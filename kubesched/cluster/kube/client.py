@@ -10,7 +10,8 @@ but requests and bodies are plain JSON: the scheduler decodes objects with
 change with the library's generator).
 
 Every request first takes a token from the client-side rate limiter (``clientConnection``
-``qps``/``burst``). Failures are raised as :class:`ApiStatusError` or
+``qps``/``burst``); then a request's ``guard`` (a fence) runs, as the last thing before the
+request is sent, and may refuse it by raising. Failures are raised as :class:`ApiStatusError` or
 :class:`TransportError`; :func:`call_with_retries` retries the transient ones with a
 bounded exponential backoff.
 """
@@ -96,9 +97,10 @@ class KubeClient:
         return headers
 
     def _send(self, method: str, path: str, query: Mapping[str, str] | None, body: Any,
-              content_type: str, timeout: Any) -> Any:
+              content_type: str, timeout: Any, guard: Callable[[], None] | None = None) -> Any:
         """One request through the library's connection pool (TLS settings, client
-        certificate); the raw urllib3 response, not yet read."""
+        certificate); the raw urllib3 response, not yet read. ``guard`` runs just before the
+        request is sent (after the rate limiter's wait): it raises to refuse it."""
         self.limiter.wait()
         headers = self._headers()
         data = None
@@ -110,6 +112,8 @@ class KubeClient:
             to = urllib3.Timeout(connect=timeout[0], read=timeout[1])
         else:
             to = urllib3.Timeout(connect=min(10.0, timeout), read=timeout)
+        if guard is not None:
+            guard()
         try:
             return self.api.rest_client.pool_manager.request(method, url, body=data, headers=headers, timeout=to,
                                                              preload_content=False, retries=False)
@@ -117,11 +121,14 @@ class KubeClient:
             raise TransportError(f"{method} {path}: {exc}") from exc
 
     def request(self, method: str, path: str, *, query: Mapping[str, str] | None = None, body: Any = None,
-                content_type: str = JSON, timeout: float = DEFAULT_TIMEOUT) -> Any:
-        """Send one request; return the decoded JSON answer (None if empty)."""
+                content_type: str = JSON, timeout: float = DEFAULT_TIMEOUT,
+                guard: Callable[[], None] | None = None) -> Any:
+        """Send one request; return the decoded JSON answer (None if empty). ``guard``: called
+        right before the request is sent; what it raises is raised and nothing is sent."""
         # the response is drained in a helper: an exception raised here must not keep it
         # (and its socket) alive through this frame
-        status, decoded = _drain(self._send(method, path, query, body, content_type, timeout), method, path)
+        status, decoded = _drain(self._send(method, path, query, body, content_type, timeout, guard),
+                                 method, path)
         if not 200 <= status < 300:
             raise ApiStatusError.from_body(status, decoded, f"{method} {path}")
         return decoded

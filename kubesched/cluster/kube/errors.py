@@ -5,8 +5,11 @@
         │                       that cannot be loaded (raised by KubeClient.connect)
         ├── ApiStatusError      the API server answered with a failure Status (4xx/5xx):
         │                       ``code``, ``reason`` (NotFound, Conflict, Expired, ...), message
-        └── TransportError      no answer: connection refused or reset, timeout, TLS failure.
-                                The request may or may not have reached the server.
+        ├── TransportError      no answer: connection refused or reset, timeout, TLS failure.
+        │                       The request may or may not have reached the server.
+        └── FencedError         not sent: a replica's write of a decision was refused before
+                                it left, because the replica cannot prove it still holds its
+                                Lease (leader election's fence). Never retried.
 
 ``retriable(exc)`` says which of them are worth another try (upstream's ``Retriable``:
 internal errors, unavailable, throttled, no connection).
@@ -54,6 +57,11 @@ class ApiStatusError(KubeClientError):
 
 class TransportError(KubeClientError):
     """No HTTP answer (raised from the underlying connection error)."""
+
+
+class FencedError(KubeClientError):
+    """Raised by a fence (``LeaderElector.fence``) that a write request calls just before it
+    is sent: the request was not sent."""
 
 
 def retriable(exc: BaseException) -> bool:

@@ -9,6 +9,9 @@ resourceVersion) and optionally a ``related`` one (the preemptor, for ``Preempte
 name plus the host name. ``note`` is cut to 1,024 bytes, ending in `` ...``, as upstream's
 ``truncateMessage`` cuts it.
 
+``guard`` (the sink's, with leader election the elector's fence) runs right before each
+request is sent; what it refuses (``FencedError``) is not written.
+
 Isomorphic events (same type, reason, action, reporter, regarding and related objects)
 within six minutes become a series: the first is created, the second patches the first
 with ``series.count`` 2, later ones only count (upstream patches them every 30 minutes).
@@ -76,8 +79,10 @@ def _ref_key(ref: dict[str, str] | None) -> tuple[tuple[str, str], ...]:
 
 class EventRecorder:
     def __init__(self, client: KubeClient, *, hostname: str | None = None,
-                 clock: Callable[[], float] = time.time, max_queued: int = MAX_QUEUED) -> None:
+                 clock: Callable[[], float] = time.time, max_queued: int = MAX_QUEUED,
+                 guard: Callable[[], None] | None = None) -> None:
         self.client = client
+        self.guard = guard
         self.hostname = hostname if hostname is not None else socket.gethostname()
         self.clock = clock
         self._queue: queue.Queue[dict[str, Any] | None] = queue.Queue(max_queued)
@@ -159,7 +164,7 @@ class EventRecorder:
         ns, name = ev["metadata"]["namespace"], ev["metadata"]["name"]
 
         def create(body: dict[str, Any]) -> None:
-            self.client.request("POST", f"{EVENTS.prefix}/namespaces/{ns}/events", body=body)
+            self.client.request("POST", f"{EVENTS.prefix}/namespaces/{ns}/events", body=body, guard=self.guard)
 
         def send() -> None:
             if series is None:
@@ -167,7 +172,7 @@ class EventRecorder:
                 return
             try:
                 self.client.request("PATCH", EVENTS.object_path(ns, name), body={"series": series},
-                                    content_type=MERGE_PATCH)
+                                    content_type=MERGE_PATCH, guard=self.guard)
             except ApiStatusError as exc:
                 if not exc.not_found:
                     raise

@@ -16,6 +16,19 @@
 Every write is an update of the object read (its ``resourceVersion``): two candidates
 writing at once get one success and one 409 Conflict, so at most one holds the lease.
 
+**Fence** (not in client-go; kubesched's addition): :meth:`LeaderElector.fence` is called
+right before every write of a decision (a binding, a victim's deletion, a status patch, an
+event) and raises :class:`FencedError` unless the lease is provably ours: we lead and our
+last successful acquisition or renewal *started* (``renewed_at``, on the monotonic clock)
+less than ``renew_deadline`` ago. A standby takes the lease no sooner than
+``lease_duration`` after it saw that write, so a write let through has at least
+``lease_duration - renew_deadline`` to arrive before anyone else may decide. The monotonic
+clock goes on while the process is stopped (SIGSTOP, a frozen VM), so a replica thawed
+after a long pause fails the fence at its first write, and its renewal loop, whose deadline
+is counted from ``renewed_at`` too, gives leadership up at once instead of trying for
+another ``renew_deadline``. Between the check and the request there is still a window (a
+pause there is not seen); it is a few microseconds of Python, as upstream's own.
+
 Events as upstream's lock records them: core/v1 ``LeaderElection`` events on the Lease,
 ``"<identity> became leader"`` and ``"<identity> stopped leading"``, from the first
 profile's scheduler name.
@@ -38,7 +51,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from kubesched.cluster.kube.client import KubeClient
-from kubesched.cluster.kube.errors import ApiStatusError, KubeClientError
+from kubesched.cluster.kube.errors import ApiStatusError, FencedError, KubeClientError
 
 log = logging.getLogger(__name__)
 
@@ -209,6 +222,8 @@ class LeaderElector:
         self._reported_leader = ""
         self.leading = threading.Event()  # set while this candidate holds the lease
         self.transitions = 0  # times this candidate acquired the lease
+        # monotonic time at which our last successful acquisition or renewal was started
+        self.renewed_at: float | None = None
 
     # -- state -----------------------------------------------------------------------------
     @property
@@ -235,6 +250,23 @@ class LeaderElector:
     def _lease_valid(self, now: float) -> bool:
         with self._observed_lock:
             return self._observed.time + self._observed.record.lease_duration_seconds > now
+
+    def holds(self) -> bool:
+        """The lease is provably ours: we lead and our last renewal started less than
+        ``renew_deadline`` ago (one monotonic read)."""
+        renewed = self.renewed_at
+        return self.leading.is_set() and renewed is not None and self.monotonic() - renewed < self.renew_deadline
+
+    def fence(self) -> None:
+        """Raise :class:`FencedError` unless :meth:`holds`: called right before each write of
+        a decision."""
+        if self.holds():
+            return
+        renewed = self.renewed_at
+        age = "never renewed" if renewed is None else f"last renewed {self.monotonic() - renewed:.1f}s ago"
+        raise FencedError(f"{self.identity} cannot prove it holds the lease {self.lock.describe()} "
+                          f"({'leading' if self.leading.is_set() else 'not leading'}, {age}; "
+                          f"renewDeadline {self.renew_deadline:g}s): the write was not sent")
 
     def check(self, max_tolerable_expired_lease: float = 20.0) -> str | None:
         """The health check (client-go's ``HealthzAdaptor``): an error when this candidate
@@ -293,9 +325,15 @@ class LeaderElector:
 
     def _poll_renew(self, stop: threading.Event) -> bool:
         """wait.PollUntilContextTimeout (immediate): try now, then every retry period, until
-        a try succeeds (True) or ``renew_deadline`` has passed or ``stop`` is set (False)."""
-        deadline = self.monotonic() + self.renew_deadline
+        a try succeeds (True) or ``renew_deadline`` has passed or ``stop`` is set (False).
+        The deadline counts from the start of the last successful renewal (upstream: from
+        the start of this poll, a retry period later), the instant the fence stops our writes;
+        a replica thawed after a long pause finds it passed and tries no more."""
+        start = self.renewed_at if self.renewed_at is not None else self.monotonic()
+        deadline = start + self.renew_deadline
         while not stop.is_set():
+            if self.monotonic() >= deadline:
+                return False
             if self.try_acquire_or_renew():
                 return True
             left = deadline - self.monotonic()
@@ -315,6 +353,15 @@ class LeaderElector:
                                     leader_transitions=kept_from.leader_transitions)
 
     def try_acquire_or_renew(self) -> bool:
+        """One try; on success ``renewed_at`` is the monotonic time at which the try began
+        (before its request was sent: a conservative start of the lease)."""
+        started = self.monotonic()
+        if self._try_acquire_or_renew():
+            self.renewed_at = started
+            return True
+        return False
+
+    def _try_acquire_or_renew(self) -> bool:
         now_wall = self.wall()
         record = self._ours(now_wall)
         # fast path: the leader updates its cached copy without reading it first

@@ -16,6 +16,13 @@
 
 After :meth:`close` (the scheduler is stopping) nothing more is written: a bind fails at
 once (the assumed pod is then forgotten) and retries in progress give up.
+
+Fencing (``kubesched run`` with leader election): every write request, each retry
+included, calls :meth:`KubeSink.guard` as the last step before it is sent (the client's
+``guard``): it refuses the request if the sink is closed or the ``fence`` (the leader
+elector's) raises :class:`FencedError`. A refused bind is a failed bind (an ``Error``
+status: the binding cycle unreserves, forgets the assumed pod and requeues it); a refused
+status patch, deletion or event is dropped, as a write of a replica that no longer leads.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from typing import Any
 
 from kubesched.api.objects import Pod
 from kubesched.cluster.kube.client import STRATEGIC_MERGE_PATCH, KubeClient, call_with_retries
-from kubesched.cluster.kube.errors import ApiStatusError, KubeClientError, TransportError
+from kubesched.cluster.kube.errors import ApiStatusError, FencedError, KubeClientError, TransportError
 from kubesched.cluster.kube.events import EventRecorder
 from kubesched.cluster.kube.resources import PODS
 from kubesched.framework.status import SUCCESS, Status, error
@@ -71,8 +78,11 @@ def new_condition(pod: Pod, type_: str, status: str, reason: str, message: str) 
 class KubeSink:
     def __init__(self, client: KubeClient, recorder: EventRecorder,
                  pod_by_uid: Callable[[str], Pod | None] = lambda uid: None,
-                 bind_attempts: int = 6) -> None:
+                 bind_attempts: int = 6, fence: Callable[[], None] | None = None) -> None:
+        """``fence``: raises :class:`FencedError` when decisions may no longer be written
+        (see the module's docstring); None: always allowed (no leader election)."""
         self.client = client
+        self.fence = fence
         self.recorder = recorder
         self.pod_by_uid = pod_by_uid
         self.bind_attempts = bind_attempts
@@ -84,6 +94,13 @@ class KubeSink:
 
     def close(self) -> None:
         self.closed.set()
+
+    def guard(self) -> None:
+        """Called right before each write is sent: raises :class:`FencedError` to refuse it."""
+        if self.closed.is_set():
+            raise FencedError("the scheduler has stopped: the write was not sent")
+        if self.fence is not None:
+            self.fence()
 
     # -- bind --------------------------------------------------------------------------------------
     def bind(self, pod: Pod, node_name: str) -> Status:
@@ -101,7 +118,7 @@ class KubeSink:
         def post() -> None:
             nonlocal unanswered
             try:
-                self.client.request("POST", path, body=body)
+                self.client.request("POST", path, body=body, guard=self.guard)
             except TransportError:
                 unanswered = True
                 raise
@@ -112,6 +129,9 @@ class KubeSink:
             if not (exc.conflict and unanswered and self._bound_to(pod, node_name)):
                 log.info("binding %s to %s failed: %s", pod.key, node_name, exc.message)
                 return error(exc.message or str(exc))
+        except FencedError as exc:
+            log.warning("not binding %s to %s: %s", pod.key, node_name, exc)
+            return error(str(exc))
         except KubeClientError as exc:
             log.warning("binding %s to %s failed: %s", pod.key, node_name, exc)
             return error(str(exc))
@@ -168,9 +188,11 @@ class KubeSink:
         path = PODS.object_path(pod.namespace, pod.name, "status")
         try:
             call_with_retries(lambda: self.client.request("PATCH", path, body={"status": patch},
-                                                          content_type=STRATEGIC_MERGE_PATCH),
+                                                          content_type=STRATEGIC_MERGE_PATCH, guard=self.guard),
                               attempts=4, initial=0.01, factor=5.0, stop=self.closed)
             return True
+        except FencedError as exc:
+            log.info("not updating the status of %s: %s", pod.key, exc)
         except ApiStatusError as exc:
             level = logging.DEBUG if exc.not_found else logging.WARNING
             log.log(level, "updating the status of %s: %s", pod.key, exc.message)
@@ -194,7 +216,7 @@ class KubeSink:
         options = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": pod.uid}}
         try:
             call_with_retries(lambda: self.client.request("DELETE", PODS.object_path(pod.namespace, pod.name),
-                                                          body=options), stop=self.closed)
+                                                          body=options, guard=self.guard), stop=self.closed)
         except KubeClientError as exc:
             level = logging.INFO if isinstance(exc, ApiStatusError) and exc.not_found else logging.WARNING
             log.log(level, "deleting preemption victim %s: %s", pod.key, exc)
