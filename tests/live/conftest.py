@@ -32,12 +32,12 @@ def spawn(tmp_path: Path) -> Iterator[Callable[..., Server]]:
 
 @pytest.fixture
 def live() -> Iterator[Callable[..., LiveScheduler]]:
-    """``live(server, config=None, registry=None)``: a started LiveScheduler for ``server``,
-    synced; stopped (and its client closed) at teardown."""
+    """``live(server, config=None, registry=None, fence=None)``: a started LiveScheduler for
+    ``server``, synced; stopped (and its client closed) at teardown."""
     made: list[tuple[LiveScheduler, KubeClient]] = []
 
     def make(server: Server, config: dict[str, Any] | None = None, registry: Registry | None = None,
-             **options: Any) -> LiveScheduler:
+             fence: Callable[[], None] | None = None, **options: Any) -> LiveScheduler:
         registry = registry or in_tree_registry()
         doc = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
                "clientConnection": {"qps": 500, "burst": 500}, **(config or {})}
@@ -45,7 +45,7 @@ def live() -> Iterator[Callable[..., LiveScheduler]]:
         client = KubeClient.connect(str(server.kubeconfig), qps=cfg.client_connection.qps,
                                     burst=cfg.client_connection.burst)
         options.setdefault("informer_backoff", FAST_INFORMERS)
-        sched = LiveScheduler(cfg, client, LiveOptions(**options), registry=registry)
+        sched = LiveScheduler(cfg, client, LiveOptions(**options), registry=registry, fence=fence)
         made.append((sched, client))
         sched.start()
         assert sched.wait_ready(30), "the scheduler's caches did not sync"

@@ -15,6 +15,7 @@ from kube_helpers import eventually, pod_manifest
 from kubesched.api.objects import Pod
 from kubesched.cluster.apiserver.server import ApiServer
 from kubesched.cluster.kube import EventRecorder, Informer, KubeClient, KubeSink
+from kubesched.cluster.kube.errors import FencedError
 from kubesched.cluster.kube.events import truncate_message
 from kubesched.cluster.kube.resources import PODS
 from kubesched.framework.status import Code
@@ -139,6 +140,48 @@ def test_events_as_upstream_records_them(apiserver: ApiServer, pods: PodWatch, s
     sink.record_event(p, "Normal", "Scheduled", "Successfully assigned default/p to node-01")
     bound = eventually(lambda: [e for e in events(apiserver, "p") if e["reason"] == "Scheduled"])
     assert bound[0]["action"] == "Binding"
+
+
+def test_a_fenced_sink_sends_no_decision(apiserver: ApiServer, pods: PodWatch, client: KubeClient) -> None:
+    """With the fence closed (leader election: the lease is not provably ours) every write is
+    refused before it is sent, and not retried: the binding fails with an Error status (the
+    scheduler then forgets the assumed pod), the victim is not touched, no status patch and
+    no event reach the server. Opened again, the same sink binds."""
+    calls: list[bool] = []
+    closed = True
+
+    def fence() -> None:
+        calls.append(closed)
+        if closed:
+            raise FencedError("replica-1 cannot prove it holds the lease kube-system/kubesched")
+
+    recorder = EventRecorder(client)
+    sink = KubeSink(client, recorder, fence=fence)
+    recorder.guard = sink.guard
+    recorder.start()
+    p = create(apiserver, pods, "p")
+    victim = create(apiserver, pods, "victim", nodeName="node-01")
+    st = sink.bind(p, "node-01")
+    assert st.code == Code.Error and "cannot prove it holds the lease" in st.message
+    assert calls == [True]  # one check, no retry
+    sink.set_nominated_node(p, "node-02")
+    sink.set_pod_scheduled_condition(p, "False", "Unschedulable", "0/1 nodes are available: 1 Insufficient cpu.")
+    assert sink.delete_pod(victim, "Preempted", f"Preempted by pod {p.uid} on node node-01").code == Code.Error
+    sink.record_event(p, "Warning", "FailedScheduling", "0/1 nodes are available: 1 Insufficient cpu.")
+    recorder.stop()  # writes (tries) what was queued
+    assert calls == [True] * 4  # bind, the status patch, the DisruptionTarget patch, the event
+    stored = apiserver.registry.get("pods", "default", "p")
+    assert not stored["spec"].get("nodeName") and not stored["status"].get("conditions")
+    assert not stored["status"].get("nominatedNodeName")
+    kept = apiserver.registry.get("pods", "default", "victim")
+    assert not kept["metadata"].get("deletionTimestamp") and not kept["status"].get("conditions")
+    assert events(apiserver, "p") == [] and events(apiserver, "victim") == []
+    closed = False
+    assert sink.bind(p, "node-01").success
+    assert apiserver.registry.get("pods", "default", "p")["spec"]["nodeName"] == "node-01"
+    sink.close()  # a closed sink refuses through the same guard
+    with pytest.raises(FencedError, match="the scheduler has stopped"):
+        sink.guard()
 
 
 @pytest.mark.parametrize("message, want", [

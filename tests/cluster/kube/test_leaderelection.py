@@ -19,7 +19,7 @@ from typing import Any, cast
 
 import pytest
 
-from kubesched.cluster.kube.errors import ApiStatusError, KubeClientError
+from kubesched.cluster.kube.errors import ApiStatusError, FencedError, KubeClientError
 from kubesched.cluster.kube.leaderelection import (
     LeaderCallbacks,
     LeaderElectionRecord,
@@ -706,3 +706,67 @@ def test_run_waits_for_a_held_lease_and_stops_as_standby() -> None:
             break
         threading.Event().wait(0.01)
     assert rec.leaders == [OTHER]
+
+
+# -- the fence (kubesched's addition: no upstream test) ---------------------------------------
+
+def test_fence_holds_from_the_start_of_the_last_successful_renewal_for_renew_deadline() -> None:
+    """Renew deadline 2 s. The lease is provably ours from the *start* of the last successful
+    try (before its request was sent) for 2 s: a try whose update takes 1.5 s on our clock,
+    started at t, lets writes through until t + 2 (not t + 1.5 + 2). A failed try moves
+    nothing. Not leading: refused whatever the renewal."""
+    clock, lock = FakeClock(), FakeLock()
+    le = elector(lock, clock, lease_duration=10.0, renew_deadline=2.0)
+    with pytest.raises(FencedError, match="never renewed"):
+        le.fence()
+    assert le.try_acquire_or_renew()  # created at 1000
+    assert le.renewed_at == 1000.0
+    with pytest.raises(FencedError, match="not leading"):
+        le.fence()  # run() sets leading once acquired
+    le.leading.set()
+    clock.advance(1.999)
+    le.fence()
+    assert le.holds()
+    clock.advance(0.001)  # 1002: exactly renew_deadline old
+    assert not le.holds()
+    with pytest.raises(FencedError, match=r"last renewed 2\.0s ago; renewDeadline 2s"):
+        le.fence()
+    lock.update_hook = lambda n: clock.advance(1.5)  # a slow renewal, started at 1002
+    assert le.try_acquire_or_renew()
+    assert le.renewed_at == 1002.0 and clock.now == 1003.5
+    clock.advance(0.499)  # 1003.999
+    le.fence()
+    clock.advance(0.001)  # 1004
+    assert not le.holds()
+    lock.update_hook = conflict  # a failed try: still 1002
+    assert not le.try_acquire_or_renew()
+    assert le.renewed_at == 1002.0 and not le.holds()
+
+
+def test_run_thawed_after_a_pause_gives_leadership_up_without_another_try() -> None:
+    """A leader stopped (SIGSTOP) for 10 s while its 3rd renewal was in flight (the update
+    applies, the clock jumps): its writes are refused at once (the renewal that "succeeded"
+    started 10 s ago), and its renewal loop, whose deadline counts from that start, gives
+    leadership up without trying again: the next lock operations are the release's (get,
+    update), and on_stopped_leading is called."""
+    clock, lock = FakeClock(), FakeLock()
+    rec = Recorder()
+    le = elector(lock, clock, lease_duration=15.0, renew_deadline=2.0, retry_period=0.001, callbacks=rec.callbacks())
+    fenced: list[bool] = []
+
+    def pause(n: int) -> None:
+        if n == 3:
+            clock.advance(10.0)
+            fenced.append(not le.holds())
+
+    lock.update_hook = pause
+    stop = threading.Event()
+    t = run_in_thread(le, stop)
+    t.join(1.0)
+    assert not t.is_alive(), "run did not return after the pause"
+    assert fenced == [True]
+    assert rec.started.wait(1.0) and rec.stopped.is_set() and not le.leading.is_set()
+    assert lock.ops == ["get", "create", "update", "update", "update", "get", "update"]
+    assert lock.record is not None and lock.record.holder_identity == ""  # released
+    with pytest.raises(FencedError):
+        le.fence()
