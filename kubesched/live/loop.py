@@ -11,6 +11,10 @@ condition that event handlers signal (:meth:`wake`) or until the next timer:
   earliest Permit deadline;
 * assumed pods whose binding never showed up: ``cache.cleanup_expired`` every second
   (upstream's ``cleanupAssumedPodsPeriod``).
+
+``may_decide`` (``kubesched run`` with leader election: the lease is provably ours) is
+asked before each pop: while it says no the loop pops nothing, so a replica thawed after
+a long pause does not start cycles whose decisions its fence would refuse anyway.
 """
 
 from __future__ import annotations
@@ -38,8 +42,9 @@ CLEANUP_ASSUMED_PERIOD = 1.0
 class SchedulingLoop:
     def __init__(self, sched: Scheduler, queue: SchedulingQueue, handlers: EventHandlers,
                  now: Callable[[], float], after_cycle: Callable[[], None] | None = None,
-                 attempts_kept: int = 10_000) -> None:
+                 attempts_kept: int = 10_000, may_decide: Callable[[], bool] | None = None) -> None:
         self.sched = sched
+        self.may_decide = may_decide
         self.queue = queue
         self.handlers = handlers
         self.now = now
@@ -85,7 +90,7 @@ class SchedulingLoop:
         """Run due timers and at most one scheduling cycle; True if a pod was popped."""
         with self.sched.lock:
             self._timers()
-            if self.stopping.is_set():
+            if self.stopping.is_set() or (self.may_decide is not None and not self.may_decide()):
                 return False
             qpi = self.queue.pop()
             if qpi is not None:

@@ -38,6 +38,7 @@ from typing import Any
 
 from kubesched.cache.cache import Cache
 from kubesched.cluster.kube.client import KubeClient
+from kubesched.cluster.kube.errors import FencedError
 from kubesched.cluster.kube.events import EventRecorder
 from kubesched.cluster.kube.informer import Informer
 from kubesched.cluster.kube.objects import KubeObjects
@@ -112,7 +113,8 @@ class LiveScheduler:
         self.sched.current_pod = self.objects.current_pod
         self.handlers = EventHandlers(self.sched)
         self.loop = SchedulingLoop(self.sched, self.queue, self.handlers, self.clock.now,
-                                   after_cycle=self.sink.flush, attempts_kept=options.attempts_kept)
+                                   after_cycle=self.sink.flush, attempts_kept=options.attempts_kept,
+                                   may_decide=None if fence is None else self._may_decide)
         self.handlers.notify = self.loop.wake
         self._wire()
         self.metrics = metrics or SchedulerMetrics()  # kube-scheduler's metrics, in their own registry
@@ -204,6 +206,14 @@ class LiveScheduler:
         if self._informers_started:
             self.recorder.stop()
         log.info("scheduler stopped")
+
+    def _may_decide(self) -> bool:
+        """The sink's guard lets writes through (the lease is provably ours)."""
+        try:
+            self.sink.guard()
+        except FencedError:
+            return False
+        return True
 
     def _after_binding(self) -> None:
         self.sink.flush()

@@ -6,6 +6,8 @@ the binding fails like any other (the assumed pod is forgotten and requeued)."""
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -16,6 +18,8 @@ from serve_harness import API_ONLY, Server, pod_manifest
 from kubesched.cluster.kube import KubeClient
 from kubesched.cluster.kube.errors import FencedError
 from kubesched.config import load_config
+from kubesched.framework.registry import PluginSpec, Registry
+from kubesched.framework.status import SUCCESS, Status
 from kubesched.live import LiveOptions, LiveScheduler
 from kubesched.live.replica import Replica
 from kubesched.plugins.registry import in_tree_registry
@@ -117,25 +121,47 @@ def test_metrics_go_on_across_a_lost_lease(spawn: Callable[..., Server], replica
     assert r.metrics_registry.get_sample_value("leader_election_master_status", {"name": "kube-scheduler"}) == 1
 
 
+class _Hold:
+    """PreBind: holds each binding cycle until ``release`` is set (``held`` tells it holds)."""
+
+    name = "Hold"
+
+    def __init__(self) -> None:
+        self.held = threading.Event()
+        self.release = threading.Event()
+
+    def pre_bind(self, state: Any, pod: Any, node_name: str) -> Status:
+        self.held.set()
+        self.release.wait(30)
+        return SUCCESS
+
+
 def test_a_fenced_binding_is_forgotten_and_requeued(spawn: Callable[..., Server],
                                                     live: Callable[..., LiveScheduler]) -> None:
-    """One node of 1 CPU. While the fence refuses every write, the 600m pod ``a`` is assumed
-    on node-01, its binding is refused before it is sent: the attempt ends in Error, the
-    assumption is forgotten (nothing of ``a`` in the cache), the pod waits in the queue, and
-    nothing reached the API (no nodeName, no PodScheduled condition). With the fence open it
-    is bound at its next try (an assumption left behind would make that try fail: a pod
-    cannot be assumed twice), and ``b`` (600m) is refused: 600 + 600 > 1000."""
+    """One node of 1 CPU. The 600m pod ``a`` is assumed on node-01 while the fence is open;
+    its binding cycle is held at PreBind while the fence closes (the lease is no longer
+    provably ours), then let go: the binding is refused before it is sent, the attempt ends
+    in Error, the assumption is forgotten (nothing of ``a`` in the cache), the pod waits in
+    the queue, and nothing reached the API (no nodeName, no PodScheduled condition). While
+    the fence stays closed the loop pops nothing. Opened again, ``a`` is bound at its next
+    try (an assumption left behind would make that try fail: a pod cannot be assumed twice),
+    and ``b`` (600m) is refused: 600 + 600 > 1000."""
     server = spawn("--nodes", "1", "--node-cpu", "1", *API_ONLY)
-    refused: list[str] = []
-    is_open = False
+    hold = _Hold()
+    registry = in_tree_registry().merged(Registry([PluginSpec("Hold", lambda args, handle: hold)]))
+    is_open = True
 
     def fence() -> None:
         if not is_open:
-            refused.append("write")
             raise FencedError("test-replica cannot prove it holds the lease kube-system/kubesched")
 
-    sched = live(server, fence=fence)
+    sched = live(server, {"profiles": [{"schedulerName": "default-scheduler",
+                                        "plugins": {"preBind": {"enabled": [{"name": "Hold"}]}}}]},
+                 registry=registry, fence=fence)
     create(server, pod_manifest("a", cpu="600m"))
+    assert hold.held.wait(30)
+    is_open = False
+    hold.release.set()
     att = eventually(lambda: (a := sched.attempt("default", "a")) is not None and a.result == "Error" and a)
     assert "cannot prove it holds the lease" in (att.message or "")
     pod = api_pods(server)["a"]
@@ -144,8 +170,11 @@ def test_a_fenced_binding_is_forgotten_and_requeued(spawn: Callable[..., Server]
         queued = sched.pods.get("default/a")
         assert queued is not None and sched.queue.where(queued) is not None  # waiting for another try
     assert not pod["spec"].get("nodeName") and not pod["status"].get("conditions")
-    assert refused
+    cycles = sched.loop.cycles
+    time.sleep(2.5)  # past the pod's backoff (1 s, then 2 s): a loop that popped would have tried again
+    assert sched.loop.cycles == cycles
     is_open = True
+    sched.loop.wake()
     eventually(lambda: api_pods(server)["a"]["spec"].get("nodeName") == "node-01", timeout=30)
     create(server, pod_manifest("b", cpu="600m"))
     cond = eventually(lambda: next((c for c in api_pods(server)["b"]["status"].get("conditions") or ()
