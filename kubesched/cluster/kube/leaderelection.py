@@ -26,8 +26,10 @@ less than ``renew_deadline`` ago. A standby takes the lease no sooner than
 clock goes on while the process is stopped (SIGSTOP, a frozen VM), so a replica thawed
 after a long pause fails the fence at its first write, and its renewal loop, whose deadline
 is counted from ``renewed_at`` too, gives leadership up at once instead of trying for
-another ``renew_deadline``. Between the check and the request there is still a window (a
-pause there is not seen); it is a few microseconds of Python, as upstream's own.
+another ``renew_deadline``. The check and the request are not atomic: the check runs
+after the client's rate limiter, just before urllib3 writes the request, so the window is
+the time that write takes (a pooled connection: well under a millisecond); a pause that
+falls inside it goes unseen, as it would in upstream (which does not check at all).
 
 Events as upstream's lock records them: core/v1 ``LeaderElection`` events on the Lease,
 ``"<identity> became leader"`` and ``"<identity> stopped leading"``, from the first
