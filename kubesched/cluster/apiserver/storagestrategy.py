@@ -146,7 +146,8 @@ class PersistentVolumeClaimStrategy(StatusStrategy):
     def validate_update(self, new: dict[str, Any], old: dict[str, Any], ctx: Context) -> list[Cause]:
         a, b = copy.deepcopy(spec_of(new)), copy.deepcopy(spec_of(old))
         if not b.get("volumeName"):  # the first volumeName is the binding: allowed once
-            b["volumeName"] = a.get("volumeName")
+            a.pop("volumeName", None)
+            b.pop("volumeName", None)
         for s in (a, b):
             (s.get("resources") or {}).pop("requests", None)
             s.pop("volumeAttributesClassName", None)
