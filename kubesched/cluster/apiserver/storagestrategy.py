@@ -15,7 +15,10 @@ upstream's field paths and messages: a PV needs a capacity, access modes and exa
 volume source; a claim needs access modes and a storage request, and its spec is
 immutable once created except ``resources.requests`` and the first ``volumeName``; a
 StorageClass needs a provisioner, and its provisioner, parameters, reclaim policy and
-binding mode never change.
+binding mode never change. New PVs and claims get the in-use protection finalizers
+(``kubernetes.io/pv-protection``, ``kubernetes.io/pvc-protection``) as the
+StorageObjectInUseProtection admission plugin adds them; the protection controller
+(:mod:`kubesched.cluster.controllers.protection`) removes them once the object is free.
 """
 
 from __future__ import annotations
@@ -72,9 +75,17 @@ def _volume_mode(spec: dict[str, Any], causes: list[Cause]) -> None:
         causes.append(unsupported("spec.volumeMode", mode, VOLUME_MODES))
 
 
+def protect(obj: dict[str, Any], finalizer: str) -> None:
+    """The StorageObjectInUseProtection admission plugin: the in-use protection finalizer."""
+    finalizers = obj["metadata"].setdefault("finalizers", [])
+    if isinstance(finalizers, list) and finalizer not in finalizers:
+        finalizers.append(finalizer)
+
+
 class PersistentVolumeStrategy(StatusStrategy):
     def prepare_create(self, obj: dict[str, Any], ctx: Context) -> None:
         super().prepare_create(obj, ctx)
+        protect(obj, "kubernetes.io/pv-protection")
         spec = obj.setdefault("spec", {})
         if isinstance(spec, dict):
             spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
@@ -135,6 +146,7 @@ class PersistentVolumeStrategy(StatusStrategy):
 class PersistentVolumeClaimStrategy(StatusStrategy):
     def prepare_create(self, obj: dict[str, Any], ctx: Context) -> None:
         super().prepare_create(obj, ctx)
+        protect(obj, "kubernetes.io/pvc-protection")
         spec = obj.setdefault("spec", {})
         if isinstance(spec, dict):
             spec.setdefault("volumeMode", "Filesystem")

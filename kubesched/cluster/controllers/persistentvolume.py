@@ -45,6 +45,7 @@ from kubesched.cluster.controllers.volumeutil import (
 log = logging.getLogger(__name__)
 
 Key = tuple[str, str, str]  # ("pv", "", name) or ("pvc", namespace, name)
+RESYNC = 15.0
 
 
 class PersistentVolumeController(Controller[Key]):
@@ -70,6 +71,8 @@ class PersistentVolumeController(Controller[Key]):
         ref = spec(obj).get("claimRef")
         if isinstance(ref, dict) and ref.get("name"):
             self.queue.add(("pvc", str(ref.get("namespace") or ""), str(ref["name"])))
+        elif new is not None and phase(new) == "Available":  # free: the claims waiting may take it
+            self._on_class(None, None)
 
     def _on_claim(self, old: Obj | None, new: Obj | None) -> None:
         obj = new or old
@@ -133,6 +136,8 @@ class PersistentVolumeController(Controller[Key]):
             self.recorder.event(pvc, NORMAL, "FailedBinding",
                                 "no persistent volumes available for this claim and no storage class is set")
         self._claim_status(pvc, "Pending", None)
+        # upstream resyncs every claim each --pvclaimbinder-sync-period (15 s)
+        self.queue.add_after(("pvc", str(meta(pvc).get("namespace") or ""), str(meta(pvc)["name"])), RESYNC)
 
     def _provision(self, pvc: Obj, cls: Obj | None) -> None:
         """Hand the claim to its class's external provisioner (``provisionClaim``)."""

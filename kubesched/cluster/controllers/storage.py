@@ -1,6 +1,7 @@
 """The storage controllers of ``kubesched serve`` and the informers they share: the PV
-controller, the simulated CSI provisioner, the ephemeral-volume controller and the
-StatefulSet controller (which creates claims from ``volumeClaimTemplates``).
+controller, the simulated CSI provisioner, the ephemeral-volume controller, the
+StatefulSet controller (which creates claims from ``volumeClaimTemplates``) and the
+PVC/PV in-use protection controller.
 
 In a real cluster the first, third and fourth run in kube-controller-manager and the
 provisioner as one sidecar per CSI driver; here they all run in the controller manager.
@@ -16,6 +17,7 @@ from kubesched.cluster.controllers.ephemeral import EphemeralVolumeController
 from kubesched.cluster.controllers.events import EventRecorder
 from kubesched.cluster.controllers.informer import Informer
 from kubesched.cluster.controllers.persistentvolume import PersistentVolumeController
+from kubesched.cluster.controllers.protection import ProtectionController
 from kubesched.cluster.controllers.provisioner import Provisioner
 from kubesched.cluster.controllers.statefulset import StatefulSetController
 
@@ -36,5 +38,6 @@ def storage_controllers(reg: Registry, pods: Informer, *, workers: int = 1
         EphemeralVolumeController(reg, pods, pvcs, EventRecorder(reg, "ephemeral_volume")),
         StatefulSetController(reg, sets, pods, pvcs, EventRecorder(reg, "statefulset-controller"),
                               workers=workers),
+        ProtectionController(reg, pvcs, pvs, pods),
     ]
     return [pvs, pvcs, classes, nodes, csinodes, sets], controllers

@@ -271,7 +271,7 @@ def test_storage_objects_get_upstreams_defaults_and_validation(storage_cluster: 
         assert exc.value.code == 422
         for m in messages:
             assert m in exc.value.message, (m, exc.value.message)
-    claim = c.registry.get("persistentvolumeclaims", "default", "x")
+    claim = eventually(lambda: bound(c, "x"))  # the PV controller is done writing it
     claim["spec"]["accessModes"] = ["ReadWriteMany"]
     with pytest.raises(ApiError) as exc:
         c.registry.update("persistentvolumeclaims", "default", "x", claim)
@@ -280,3 +280,30 @@ def test_storage_objects_get_upstreams_defaults_and_validation(storage_cluster: 
     with pytest.raises(ApiError) as exc:
         c.registry.update("storageclasses.storage.k8s.io", None, "d", sc)
     assert "reclaimPolicy: Forbidden: updates to reclaimPolicy are forbidden." in exc.value.message
+
+
+def test_a_claim_in_use_and_a_bound_volume_outlive_their_deletion_until_free(
+        storage_cluster: Callable[..., Cluster]) -> None:
+    """pvcprotection: the finalizer stays while a scheduled, unfinished pod uses the claim;
+    pvprotection: while the volume is Bound (pkg/controller/volume/pvcprotection,
+    pvprotection; the finalizers added on create by StorageObjectInUseProtection)."""
+    c = storage_cluster()
+    vol = c.registry.create("persistentvolumes", None, pv("disk", "1Gi", ["ReadWriteOnce"]))
+    assert vol["metadata"]["finalizers"] == ["kubernetes.io/pv-protection"]
+    made = c.registry.create("persistentvolumeclaims", "default", pvc("used"))
+    assert made["metadata"]["finalizers"] == ["kubernetes.io/pvc-protection"]
+    eventually(lambda: bound(c, "used"))
+    c.registry.create("pods", "default", {"metadata": {"name": "user"}, "spec": {
+        "containers": [{"name": "c", "image": "busybox"}],
+        "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "used"}}]}})
+    bind(c.registry, "default", "user", {"target": {"kind": "Node", "name": "zonal-01"}})
+    c.registry.delete("persistentvolumes", None, "disk")
+    c.registry.delete("persistentvolumeclaims", "default", "used")
+    time.sleep(1.0)
+    claim = get(c, "persistentvolumeclaims", "used")
+    assert claim is not None and claim["metadata"].get("deletionTimestamp")  # Terminating, kept
+    disk = get(c, "persistentvolumes", "disk")
+    assert disk is not None and disk["metadata"].get("deletionTimestamp") and disk["status"]["phase"] == "Bound"
+    c.registry.delete("pods", "default", "user", {"gracePeriodSeconds": 0})
+    eventually(lambda: get(c, "persistentvolumeclaims", "used") is None, timeout=30)
+    eventually(lambda: get(c, "persistentvolumes", "disk") is None, timeout=30)  # Released, then free
