@@ -31,6 +31,7 @@ from kubesched.plugins.volumebinding.assumecache import AssumeCache
 from kubesched.plugins.volumebinding.binder import BinderError, PodVolumeClaims, PodVolumes, VolumeBinder
 
 DEFAULT_BIND_TIMEOUT_SECONDS = 600
+DEFAULT_SHAPE = ((0, 0), (100, 10))  # (utilization, score) points
 UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 
 
@@ -40,7 +41,7 @@ class VolumeBindingArgs:
     600) and the scoring ``shape`` (kept and validated; scoring is off by default in v1.34)."""
 
     bind_timeout_seconds: int = DEFAULT_BIND_TIMEOUT_SECONDS
-    shape: tuple[tuple[int, int], ...] = ((0, 0), (100, 10))
+    shape: tuple[tuple[int, int], ...] = DEFAULT_SHAPE
 
 
 @dataclass(slots=True)
@@ -80,7 +81,7 @@ class VolumeBinding:
         if t < 0:
             raise DecodeError(f"Invalid value: {t}: invalid BindTimeoutSeconds, should not be a negative value",
                               field=f"{path}.bindTimeoutSeconds")
-        shape = VolumeBindingArgs.shape
+        shape = DEFAULT_SHAPE
         if raw.get("shape") is not None:
             pts = []
             prev = -1
