@@ -31,7 +31,7 @@ from kubesched.plugins.volumebinding.assumecache import AssumeCache
 from kubesched.plugins.volumebinding.binder import BinderError, PodVolumeClaims, PodVolumes, VolumeBinder
 
 DEFAULT_BIND_TIMEOUT_SECONDS = 600
-DEFAULT_SHAPE = ((0, 0), (100, 10))  # (utilization, score) points
+DEFAULT_SHAPE: tuple[tuple[int, int], ...] = ((0, 0), (100, 10))  # (utilization, score) points
 UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 
 
