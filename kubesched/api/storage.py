@@ -127,7 +127,7 @@ class PersistentVolumeClaim:
     phase: str
     capacity: Quantity | None  # status.capacity.storage
     deletion_timestamp: str | None = None
-    owner_uids: tuple[str, ...] = ()
+    controller_uid: str = ""  # uid of the controlling owner reference (an ephemeral claim's pod)
 
     @property
     def key(self) -> str:
@@ -164,7 +164,8 @@ class PersistentVolumeClaim:
                    phase=str(status.get("phase") or "Pending"),
                    capacity=None if cap is None else quantity(cap, "status.capacity.storage"),
                    deletion_timestamp=meta.get("deletionTimestamp"),
-                   owner_uids=tuple(str(o.get("uid") or "") for o in owners if isinstance(o, Mapping)))
+                   controller_uid=next((str(o.get("uid") or "") for o in owners
+                                        if isinstance(o, Mapping) and o.get("controller")), ""))
 
 
 @dataclass(frozen=True, slots=True)
