@@ -1,6 +1,6 @@
 """Volume scheduling in ``kubesched serve``, driven with the real kubectl: a StatefulSet
-with a WaitForFirstConsumer class over three zones, a pod whose claim does not exist,
-and what deleting the StatefulSet leaves behind. Everything is real: the API server, the
+with a WaitForFirstConsumer class over three zones, a local volume bound statically, a
+pod whose claim does not exist, and what deleting the StatefulSet leaves behind. Everything is real: the API server, the
 scheduler (VolumeBinding's PreBind writes the claim's ``selected-node`` and waits), the
 PV controller and the simulated CSI provisioner, the StatefulSet controller and the
 garbage collector.
@@ -70,6 +70,44 @@ spec:
   volumes:
   - name: data
     persistentVolumeClaim: {{claimName: does-not-exist}}
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {{name: local}}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {{name: local-disk}}
+spec:
+  capacity: {{storage: 10Gi}}
+  accessModes: [ReadWriteOnce]
+  storageClassName: local
+  local: {{path: /mnt/disk}}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions: [{{key: kubernetes.io/hostname, operator: In, values: [node-05]}}]
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {{name: local-claim}}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: local
+  resources: {{requests: {{storage: 5Gi}}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: pinned}}
+spec:
+  containers:
+  - name: c
+    image: busybox
+  volumes:
+  - name: data
+    persistentVolumeClaim: {{claimName: local-claim}}
 """
 
 
@@ -98,10 +136,19 @@ def test_statefulset_claims_follow_their_pods_zones_and_a_missing_claim_keeps_a_
     # three bound claims, each volume in the zone of its pod's node
     def all_bound() -> dict[str, dict[str, Any]] | None:
         claims = items(server, "pvc")
-        ok = len(claims) == 3 and all(c["status"].get("phase") == "Bound" for c in claims.values())
+        ok = len(claims) == 4 and all(c["status"].get("phase") == "Bound" for c in claims.values())
         return claims if ok else None
 
     claims = eventually(all_bound, timeout=120)
+    # static binding: the only volume that fits is on node-05; the scheduler wrote its
+    # claimRef in PreBind, the PV controller completed the binding
+    pinned = eventually(lambda: items(server, "pods")["pinned"]["spec"].get("nodeName"), timeout=60)
+    assert pinned == "node-05"
+    local = claims["local-claim"]
+    assert local["spec"]["volumeName"] == "local-disk"
+    assert local["metadata"]["annotations"]["pv.kubernetes.io/bind-completed"] == "yes"
+    disk = items(server, "pv")["local-disk"]
+    assert disk["spec"]["claimRef"]["uid"] == local["metadata"]["uid"] and disk["status"]["phase"] == "Bound"
     pods = eventually(lambda: (p := items(server, "pods")) and all(
         p.get(f"db-{i}", {}).get("spec", {}).get("nodeName") for i in range(3)) and p, timeout=60)
     volumes = items(server, "pv")
@@ -122,7 +169,7 @@ def test_statefulset_claims_follow_their_pods_zones_and_a_missing_claim_keeps_a_
     assert len(zones) == 3
     table = server.kubectl("get", "pvc").stdout.splitlines()
     assert table[0].split()[:4] == ["NAME", "STATUS", "VOLUME", "CAPACITY"]
-    assert all(" Bound " in row and " 2Gi " in row and " RWO " in row for row in table[1:])
+    assert all(" Bound " in row and " RWO " in row for row in table[1:]) and len(table) == 5
 
     # the pod whose claim does not exist stays Pending, with upstream's message
     orphan = eventually(lambda: (p := items(server, "pods")["orphan"]) and pod_scheduled(p) and p)
@@ -146,5 +193,5 @@ def test_statefulset_claims_follow_their_pods_zones_and_a_missing_claim_keeps_a_
     server.kubectl("delete", "statefulset", "db")
     eventually(lambda: not [n for n in items(server, "pods") if n.startswith("db-")], timeout=60)
     claims = items(server, "pvc")
-    assert sorted(claims) == ["data-db-0", "data-db-1", "data-db-2", "does-not-exist"]
+    assert sorted(claims) == ["data-db-0", "data-db-1", "data-db-2", "does-not-exist", "local-claim"]
     assert all(c["status"]["phase"] == "Bound" for c in claims.values())
