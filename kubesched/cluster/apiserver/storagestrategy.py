@@ -28,8 +28,12 @@ from typing import Any
 
 from kubesched.api.errors import DecodeError
 from kubesched.api.quantity import parse_quantity
+from kubesched.api.storage import (
+    CSIDriver, CSINode, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim, StorageClass,
+    VolumeAttachment,
+)
 from kubesched.cluster.apiserver.strategy import Context, StatusStrategy, Strategy, spec_of
-from kubesched.cluster.apiserver.validation import Cause, forbidden, invalid, required
+from kubesched.cluster.apiserver.validation import Cause, decode_cause, forbidden, invalid, required
 
 ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
 PV_RECLAIM = ("Delete", "Recycle", "Retain")
@@ -43,6 +47,18 @@ PV_SOURCES = ("gcePersistentDisk", "awsElasticBlockStore", "hostPath", "glusterf
               "azureDisk", "photonPersistentDisk", "portworxVolume", "scaleIO", "local", "storageos", "csi")
 
 
+def typed(cls: Any, obj: dict[str, Any], causes: list[Cause]) -> list[Cause]:
+    """``causes``, or if there are none, what the scheduler's own decoder (the one the
+    informers and ``simulate`` use) finds wrong: what is stored is what it can read."""
+    if causes:
+        return causes
+    try:
+        cls.from_dict(obj)
+    except DecodeError as exc:
+        return [decode_cause(exc, obj)]
+    return []
+
+
 def unsupported(field: str, value: Any, supported: tuple[str, ...]) -> Cause:
     quoted = ", ".join(f'"{s}"' for s in supported)
     return ("FieldValueNotSupported", field, f'Unsupported value: "{value}": supported values: {quoted}')
@@ -52,7 +68,7 @@ def _quantity(field: str, value: Any, causes: list[Cause]) -> None:
     try:
         parse_quantity(value)
     except DecodeError:
-        causes.append(invalid(field, value, "must match the regular expression "
+        causes.append(invalid(field, value, "quantities must match the regular expression "
                               "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"))
 
 
@@ -122,7 +138,7 @@ class PersistentVolumeStrategy(StatusStrategy):
         phase = (status or {}).get("phase") if isinstance(status, dict) else None
         if phase is not None and phase not in PV_PHASES:
             causes.append(unsupported("status.phase", phase, PV_PHASES))
-        return causes
+        return typed(PersistentVolume, obj, causes)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any], ctx: Context) -> list[Cause]:
         # the one place an update sees the time: a new phase is stamped (upstream's
@@ -153,7 +169,7 @@ class PersistentVolumeClaimStrategy(StatusStrategy):
         obj["status"] = {"phase": "Pending"}
 
     def validate(self, obj: dict[str, Any], ctx: Context) -> list[Cause]:
-        return validate_claim_spec(obj.get("spec"), "spec")
+        return typed(PersistentVolumeClaim, obj, validate_claim_spec(obj.get("spec"), "spec"))
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any], ctx: Context) -> list[Cause]:
         a, b = copy.deepcopy(spec_of(new)), copy.deepcopy(spec_of(old))
@@ -209,7 +225,7 @@ class StorageClassStrategy(Strategy):
                     causes.append(("FieldValueRequired",
                                    f"allowedTopologies[{i}].matchLabelExpressions[{j}].values",
                                    "Required value: must specify as least one value for key"))
-        return causes
+        return typed(StorageClass, obj, causes)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any], ctx: Context) -> list[Cause]:
         causes: list[Cause] = []
@@ -222,6 +238,9 @@ class StorageClassStrategy(Strategy):
 
 
 class CSIDriverStrategy(Strategy):
+    def validate(self, obj: dict[str, Any], ctx: Context) -> list[Cause]:
+        return typed(CSIDriver, obj, [])
+
     def prepare_create(self, obj: dict[str, Any], ctx: Context) -> None:
         spec = obj.setdefault("spec", {})
         if not isinstance(spec, dict):
@@ -262,7 +281,7 @@ class CSINodeStrategy(Strategy):
             if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
                 causes.append(invalid(f"spec.drivers[{i}].allocatable.count", count,
                                       "must be greater than or equal to 0"))
-        return causes
+        return typed(CSINode, obj, causes)
 
 
 class CSIStorageCapacityStrategy(Strategy):
@@ -273,7 +292,7 @@ class CSIStorageCapacityStrategy(Strategy):
         for key in ("capacity", "maximumVolumeSize"):
             if obj.get(key) is not None:
                 _quantity(key, obj[key], causes)
-        return causes
+        return typed(CSIStorageCapacity, obj, causes)
 
 
 class VolumeAttachmentStrategy(StatusStrategy):
@@ -288,7 +307,7 @@ class VolumeAttachmentStrategy(StatusStrategy):
                 (src.get("inlineVolumeSpec") is None):
             causes.append(("FieldValueRequired", "spec.source",
                            "Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName"))
-        return causes
+        return typed(VolumeAttachment, obj, causes)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any], ctx: Context) -> list[Cause]:
         if spec_of(new) != spec_of(old):

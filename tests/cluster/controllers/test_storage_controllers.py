@@ -262,6 +262,14 @@ def test_storage_objects_get_upstreams_defaults_and_validation(storage_cluster: 
            ("persistentvolumeclaims", "default", {"metadata": {"name": "bad"}, "spec": {}},
             ["spec.accessModes: Required value: at least 1 access mode is required",
              "spec.resources[storage]: Required value"]),
+           ("persistentvolumeclaims", "default", {"metadata": {"name": "bad"}, "spec": {
+               "accessModes": ["ReadWriteSometimes"], "resources": {"requests": {"storage": "lots"}}}},
+            ['spec.accessModes: Unsupported value: "ReadWriteSometimes": supported values: "ReadOnlyMany", '
+             '"ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"',
+             'spec.resources.requests[storage]: Invalid value: "lots": quantities must match']),
+           ("csinodes.storage.k8s.io", None, {"metadata": {"name": "bad"}, "spec": {"drivers": [
+               {"name": "d", "nodeID": "n", "allocatable": {"count": -1}}]}},
+            ["spec.drivers[0].allocatable.count: Invalid value: -1: must be greater than or equal to 0"]),
            ("storageclasses.storage.k8s.io", None, {"metadata": {"name": "bad"}, "volumeBindingMode": "Later"},
             ["provisioner: Required value", 'volumeBindingMode: Unsupported value: "Later": supported values: '
              '"Immediate", "WaitForFirstConsumer"'])]
