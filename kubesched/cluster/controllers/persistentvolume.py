@@ -59,6 +59,7 @@ class PersistentVolumeController(Controller[Key]):
         self.claims = claims
         self.classes = classes
         self.recorder = recorder
+        self._said: dict[str, str] = {}  # claim uid -> the last reason recorded (no event per resync)
         volumes.add_handler(self._on_volume)
         claims.add_handler(self._on_claim)
         classes.add_handler(self._on_class)
@@ -79,6 +80,7 @@ class PersistentVolumeController(Controller[Key]):
         assert obj is not None
         self.queue.add(("pvc", str(meta(obj).get("namespace") or ""), str(meta(obj).get("name"))))
         if new is None:  # the volumes it held are released
+            self._said.pop(str(meta(obj).get("uid") or ""), None)
             for pv in self.volumes.objects():
                 ref = spec(pv).get("claimRef") or {}
                 if ref.get("uid") and ref.get("uid") == meta(obj).get("uid"):
@@ -128,13 +130,12 @@ class PersistentVolumeController(Controller[Key]):
             return
         selected = ANN_SELECTED_NODE in annotations_of(pvc)
         if delay and not selected:
-            self.recorder.event(pvc, NORMAL, "WaitForFirstConsumer",
-                                "waiting for first consumer to be created before binding")
+            self._event(pvc, NORMAL, "WaitForFirstConsumer", "waiting for first consumer to be created before binding")
         elif claim_class(pvc):
             self._provision(pvc, cls)
         else:
-            self.recorder.event(pvc, NORMAL, "FailedBinding",
-                                "no persistent volumes available for this claim and no storage class is set")
+            self._event(pvc, NORMAL, "FailedBinding",
+                        "no persistent volumes available for this claim and no storage class is set")
         self._claim_status(pvc, "Pending", None)
         # upstream resyncs every claim each --pvclaimbinder-sync-period (15 s)
         self.queue.add_after(("pvc", str(meta(pvc).get("namespace") or ""), str(meta(pvc)["name"])), RESYNC)
@@ -142,13 +143,12 @@ class PersistentVolumeController(Controller[Key]):
     def _provision(self, pvc: Obj, cls: Obj | None) -> None:
         """Hand the claim to its class's external provisioner (``provisionClaim``)."""
         if cls is None:
-            self.recorder.event(pvc, WARNING, "ProvisioningFailed",
-                                f'storageclass.storage.k8s.io "{claim_class(pvc)}" not found')
+            self._event(pvc, WARNING, "ProvisioningFailed", f'storageclass.storage.k8s.io "{claim_class(pvc)}" not found')
             return
         provisioner = str(cls.get("provisioner") or "")
         if provisioner == NO_PROVISIONER:
-            self.recorder.event(pvc, NORMAL, "FailedBinding",
-                                "no persistent volumes available for this claim and no storage class is set")
+            self._event(pvc, NORMAL, "FailedBinding",
+                        "no persistent volumes available for this claim and no storage class is set")
             return
         ann = annotations_of(pvc)
         if ann.get(ANN_STORAGE_PROVISIONER) == provisioner:
@@ -161,6 +161,14 @@ class PersistentVolumeController(Controller[Key]):
                             f"Waiting for a volume to be created either by the external provisioner "
                             f"'{provisioner}' or manually by the system administrator. If volume creation is "
                             "delayed, please verify that the provisioner is running and correctly registered.")
+
+    def _event(self, pvc: Obj, type_: str, reason: str, message: str) -> None:
+        """Record once per claim and reason in a row (upstream's recorder would count the
+        repeats of each resync into one Event)."""
+        uid = str(meta(pvc).get("uid") or "")
+        if self._said.get(uid) != reason:
+            self._said[uid] = reason
+            self.recorder.event(pvc, type_, reason, message)
 
     def _bind(self, pv: Obj, pvc: Obj) -> None:
         """Volume claimRef and phase, then claim volumeName, annotations and status."""
