@@ -27,6 +27,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import PODS_TO_ACTIVATE, ClusterObjects, ClusterSink, QueuedPodInfo
 from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Code, Status
+from kubesched.framework.storage import NoStorage, StorageLister, StorageWriter
 from kubesched.framework.waiting import WaitingPod, WaitingPods
 from kubesched.queue.clusterevents import EVENT_ASSIGNED_POD_DELETE
 from kubesched.queue.scheduling_queue import SchedulingQueue
@@ -134,6 +135,14 @@ class ProfileHandle:
     def now(self) -> float:
         return self._sched.now()
 
+    @property
+    def storage(self) -> StorageLister:
+        return self._sched.storage
+
+    @property
+    def storage_writer(self) -> StorageWriter:
+        return self._sched.storage_writer
+
 
 class AlgorithmObserver(Protocol):
     """Told of each scheduling algorithm run (metrics): ``before`` may mark the cycle's
@@ -148,12 +157,14 @@ class Scheduler:
     def __init__(self, cache: Cache, sink: ClusterSink, objects: ClusterObjects,
                  now: Callable[[], float], rng: random.Random, tie_break_by_name: bool = False,
                  explain: bool = False,
-                 run_binding: Callable[[Callable[[], None]], None] | None = None) -> None:
+                 run_binding: Callable[[Callable[[], None]], None] | None = None,
+                 storage: StorageLister | None = None, storage_writer: StorageWriter | None = None) -> None:
         """``run_binding``: how a binding cycle is run. None (the simulator) runs it at once,
         inside ``schedule_one``; a live scheduler passes an executor's submit so binding
         (API calls) overlaps the next scheduling cycle. Cache and queue updates then happen
         under ``lock``, which the live runner also holds for each scheduling cycle and for
-        every informer event."""
+        every informer event. ``storage``/``storage_writer``: what the volume plugins read
+        and write (:mod:`kubesched.framework.storage`); none: a cluster without storage."""
         self.cache = cache
         self.sink = sink
         self.objects = objects
@@ -172,6 +183,8 @@ class Scheduler:
         # already bound) is not sent back to the queue after a failure (handleSchedulingFailure).
         self.current_pod: Callable[[Pod], Pod | None] | None = None
         self.algorithm_observer: AlgorithmObserver | None = None
+        self.storage: StorageLister = storage if storage is not None else NoStorage()
+        self.storage_writer: StorageWriter = storage_writer if storage_writer is not None else NoStorage()
 
     def new_handle(self) -> ProfileHandle:
         return ProfileHandle(self)

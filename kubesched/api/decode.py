@@ -5,7 +5,7 @@ YAML, JSON, ``kind: List`` and ``*List`` objects, directories recursively in nam
 every object is checked to be of a kind kubesched understands, named uniquely, defaulted
 and admitted as kube-apiserver would (:mod:`kubesched.api.defaults`) and parsed
 (:mod:`kubesched.api.objects`). Anything upstream would reject, and anything kubesched
-cannot yet schedule faithfully (volumes, DRA claims, RuntimeClasses), is an error: one
+cannot yet schedule faithfully (DRA claims, RuntimeClasses), is an error: one
 line, ``FILE: KIND NAMESPACE/NAME: FIELD: message`` (``FILE: document N: ...`` before
 the object has a name), raised as :class:`DecodeError`.
 """
@@ -30,6 +30,7 @@ from kubesched.api.defaults import (
 from kubesched.api.errors import DecodeError
 from kubesched.api.podgroup import PodGroup
 from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
+from kubesched.api.storage import STORAGE_KINDS, StorageObject, decode_storage
 
 log = logging.getLogger(__name__)
 
@@ -40,15 +41,18 @@ SCHEDULED_KINDS: dict[str, str] = {
     "Pod": "v1", "Node": "v1", "Namespace": "v1",
     "PriorityClass": "scheduling.k8s.io/v1", "PodDisruptionBudget": "policy/v1",
     "PodGroup": "scheduling.x-k8s.io/v1alpha1",
+    # storage (kubesched.api.storage), read by the volume plugins
+    "PersistentVolume": "v1", "PersistentVolumeClaim": "v1", "StorageClass": "storage.k8s.io/v1",
+    "CSINode": "storage.k8s.io/v1", "CSIDriver": "storage.k8s.io/v1", "CSIStorageCapacity": "storage.k8s.io/v1",
+    "VolumeAttachment": "storage.k8s.io/v1",
 }
 # Kinds accepted and kept as raw dictionaries but not scheduled (controllers are NOT
 # expanded into pods: list the pods themselves).
 OTHER_KINDS: dict[str, str] = {
     "ConfigMap": "v1", "Secret": "v1", "Service": "v1", "ServiceAccount": "v1",
-    "ReplicationController": "v1", "PersistentVolume": "v1", "PersistentVolumeClaim": "v1",
+    "ReplicationController": "v1",
     "Deployment": "apps/v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1",
     "DaemonSet": "apps/v1", "Job": "batch/v1", "CronJob": "batch/v1",
-    "StorageClass": "storage.k8s.io/v1",
 }
 # Kinds that would change scheduling through admission or plugins kubesched lacks.
 UNSUPPORTED_KINDS: dict[str, str] = {
@@ -85,6 +89,7 @@ class Manifest:
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     namespaces: list[Namespace] = field(default_factory=list)
     pod_groups: list[PodGroup] = field(default_factory=list)
+    storage: list[StorageObject] = field(default_factory=list)  # kubesched.api.storage kinds, in file order
     others: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -143,12 +148,6 @@ def check_supported_pod(raw: Mapping[str, Any]) -> None:
     spec = raw.get("spec")
     if not isinstance(spec, Mapping):
         return
-    volumes = spec.get("volumes")
-    for i, v in enumerate(volumes if isinstance(volumes, list) else []):
-        for key in ("persistentVolumeClaim", "ephemeral"):
-            if isinstance(v, Mapping) and v.get(key) is not None:
-                raise DecodeError("volume scheduling is not supported by kubesched yet",
-                                  field=f"spec.volumes[{i}].{key}")
     if spec.get("resourceClaims"):
         raise DecodeError("dynamic resource allocation is not supported by kubesched yet",
                           field="spec.resourceClaims")
@@ -175,6 +174,8 @@ def _add(m: Manifest, raw: dict[str, Any], pod_files: list[str], file: str) -> N
         m.namespaces.append(Namespace.from_dict(raw))
     elif kind == "PodGroup":
         m.pod_groups.append(PodGroup.from_dict(raw))
+    elif kind in STORAGE_KINDS:
+        m.storage.append(decode_storage(raw))
     elif kind != "PriorityClass":
         m.others.append(raw)
 

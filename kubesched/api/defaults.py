@@ -36,6 +36,7 @@ from kubesched.api.errors import DecodeError, QuantityError
 from kubesched.api.objects import Container, PriorityClass
 from kubesched.api.quantity import Quantity, parse_quantity
 from kubesched.api.resources import CPU, MEMORY, aggregate_requests
+from kubesched.api.storage import STORAGE_KINDS, apply_storage_defaults
 from kubesched.api.validation import HIGHEST_USER_DEFINABLE_PRIORITY as HIGHEST_USER_DEFINABLE_PRIORITY
 from kubesched.api.validation import SYSTEM_CRITICAL_PRIORITY as SYSTEM_CRITICAL_PRIORITY
 from kubesched.api.validation import SYSTEM_PRIORITY_CLASS_VALUES
@@ -370,6 +371,8 @@ def default_object(raw: Mapping[str, Any], priority_classes: Mapping[str, Priori
         return apply_node_defaults(raw)
     if kind == "PriorityClass":
         return apply_priority_class_defaults(raw)
+    if kind in STORAGE_KINDS:
+        return apply_metadata_defaults(apply_storage_defaults(raw))
     return apply_metadata_defaults(raw)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from kubesched.api.errors import DecodeError
 from kubesched.api.resources import QuantityList, ResourceList, parse_resource_list, pod_resources, to_resource
 from kubesched.api.selectors import LabelSelector, NodeSelector, NodeSelectorTerm, PreferredTerm
+from kubesched.api.volumes import Volume, parse_volumes, validate_volumes
 from kubesched.api.validation import (
     PodParts, string_map, validate_namespace, validate_node, validate_pdb, validate_pod, validate_priority_class,
 )
@@ -303,6 +304,7 @@ class Pod:
     non0_mem: int
     host_ports: tuple[ContainerPort, ...]
     owner_kind: str = ""
+    volumes: tuple[Volume, ...] = ()  # spec.volumes (kubesched.api.volumes)
     seq: int = 0  # arrival order, set by the loader / queue
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -357,13 +359,10 @@ class Pod:
                     for i, t in enumerate(_list(spec.get("topologySpreadConstraints"),
                                                 "spec.topologySpreadConstraints")))
         gates = [str(g.get("name")) for g in _list(spec.get("schedulingGates"), "spec.schedulingGates")]
-        pvcs = []
-        for v in _list(spec.get("volumes"), "spec.volumes"):
-            if isinstance(v, Mapping):
-                if isinstance(v.get("persistentVolumeClaim"), Mapping):
-                    pvcs.append(str(v["persistentVolumeClaim"].get("claimName") or ""))
-                elif v.get("ephemeral") is not None:
-                    pvcs.append(f"{name}-{v.get('name', '')}")
+        if validate:
+            validate_volumes(spec.get("volumes"))
+        volumes = parse_volumes(spec.get("volumes"), name)
+        pvcs = [v.claim_name for v in volumes if v.is_pvc or v.is_ephemeral]
         # schedutil.GetHostPorts: sidecar (restartable init) containers first, then containers
         host_ports = tuple(p for c in inits if c.restart_policy == "Always" for p in c.ports if p.host_port > 0)
         host_ports += tuple(p for c in containers for p in c.ports if p.host_port > 0)
@@ -389,7 +388,7 @@ class Pod:
             deletion_timestamp=meta.get("deletionTimestamp"),
             phase=str(status.get("phase") or "Pending"),
             requests=requests, non0_cpu=non0_cpu, non0_mem=non0_mem, host_ports=host_ports,
-            owner_kind=owner_kind,
+            owner_kind=owner_kind, volumes=volumes,
         )
 
 

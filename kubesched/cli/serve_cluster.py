@@ -2,8 +2,9 @@
 
 Kept apart from :mod:`kubesched.cli.serve` (which owns the server's own flags) so each
 part of the serve command stays small: node pools (``--nodes ... --zones``,
-``--node-pool``), the controller manager (Deployments, ReplicaSets, garbage collection:
-on unless ``--no-controllers``) and the simulated nodes (kubelets unless
+``--node-pool``), the controller manager (Deployments, ReplicaSets, StatefulSets, the
+PV controller, the simulated CSI provisioner, ephemeral volumes, garbage collection: on
+unless ``--no-controllers``) and the simulated nodes (kubelets unless
 ``--no-node-agent``; node lifecycle, taint eviction and pod GC unless
 ``--no-node-lifecycle``), with their timings.
 """
@@ -26,7 +27,8 @@ def add_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--zones", type=int, default=0, metavar="N",
                    help="spread --nodes over N zones (topology.kubernetes.io/zone=zone-a, zone-b, ...)")
     g.add_argument("--node-pool", action="append", default=[], metavar="FILE",
-                   help="YAML list of node pools {count, namePrefix, capacity, labels, taints, zones} (repeatable)")
+                   help="YAML list of node pools {count, namePrefix, capacity, labels, taints, zones, csiDrivers} "
+                        "(repeatable)")
     g.add_argument("--no-node-agent", action="store_true",
                    help="no simulated kubelets: no heartbeats, pods never start")
     g.add_argument("--no-node-lifecycle", action="store_true",
@@ -51,7 +53,8 @@ def add_flags(p: argparse.ArgumentParser) -> None:
                    help="pods of a deleted node are removed after this (default 40)")
     c = p.add_argument_group("controllers")
     c.add_argument("--no-controllers", action="store_true",
-                   help="no Deployment/ReplicaSet controllers and no garbage collector")
+                   help="no workload (Deployment, ReplicaSet, StatefulSet) or storage (PV binding, provisioning, "
+                        "ephemeral volumes) controllers and no garbage collector")
     c.add_argument("--controller-seed", type=int, default=None, metavar="N",
                    help="seed of the random suffixes of generated pod names (default: random)")
 

@@ -38,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
                            "summary": sim.summary()}
     if args.timeline:
         doc["timeline"] = sim.timeline.entries
+    if sim.storage.pv_map or sim.storage.pvc_map:
+        doc["objects"] = sim.storage.to_json()  # the final PVs and PVCs
     if args.output == "json":
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")

@@ -20,6 +20,12 @@ class Resource(str, Enum):
     Namespace = "Namespace"
     PodGroup = "PodGroup"
     PersistentVolumeClaim = "PersistentVolumeClaim"
+    PersistentVolume = "PersistentVolume"
+    StorageClass = "storage.k8s.io/StorageClass"
+    CSINode = "storage.k8s.io/CSINode"
+    CSIDriver = "storage.k8s.io/CSIDriver"
+    CSIStorageCapacity = "storage.k8s.io/CSIStorageCapacity"
+    VolumeAttachment = "storage.k8s.io/VolumeAttachment"
     WildCard = "*"
 
 

@@ -40,6 +40,7 @@ from kubesched.framework.types import NodeInfo
 if TYPE_CHECKING:
     from kubesched.framework.events import ClusterEventWithHint
     from kubesched.framework.nodetable import NodeTable
+    from kubesched.framework.storage import StorageLister, StorageWriter
     from kubesched.framework.waiting import WaitingPod
 
 from kubesched.framework.cycle_state import StateKey
@@ -329,6 +330,16 @@ class Handle(Protocol):
     def iterate_waiting_pods(self) -> "list[WaitingPod]": ...
 
     def now(self) -> float: ...
+
+    @property
+    def storage(self) -> "StorageLister":
+        """Storage objects (PVs, PVCs, classes, CSI objects): :mod:`kubesched.framework.storage`."""
+        ...
+
+    @property
+    def storage_writer(self) -> "StorageWriter":
+        """Where VolumeBinding's PreBind writes (PV claimRef, PVC selected-node) and waits."""
+        ...
 
 
 PluginFactory = Callable[[Mapping[str, Any], Handle], Any]

@@ -2,7 +2,9 @@
 
 Wiring, as upstream's ``scheduler.New`` and ``Run`` do it::
 
-    informers (pods, nodes, namespaces, PriorityClasses, PDBs, PodGroups)
+    informers (pods, nodes, namespaces, PriorityClasses, PDBs, PodGroups, and the storage
+    objects: PVs, PVCs, StorageClasses, CSINodes, CSIDrivers, CSIStorageCapacities,
+    VolumeAttachments, read by the volume plugins through KubeStorage)
         │ add / update / delete, under sched.lock
         ▼
     EventHandlers ──► Cache, SchedulingQueue ──► SchedulingLoop (one thread) ──► Scheduler
@@ -42,8 +44,12 @@ from kubesched.cluster.kube.errors import FencedError
 from kubesched.cluster.kube.events import EventRecorder
 from kubesched.cluster.kube.informer import Informer
 from kubesched.cluster.kube.objects import KubeObjects
-from kubesched.cluster.kube.resources import NAMESPACES, NODES, PDBS, POD_GROUPS, PODS, PRIORITY_CLASSES
+from kubesched.cluster.kube.resources import (
+    CSI_DRIVERS, CSI_NODES, CSI_STORAGE_CAPACITIES, NAMESPACES, NODES, PDBS, POD_GROUPS, PODS, PRIORITY_CLASSES, PVCS,
+    PVS, STORAGE_CLASSES, VOLUME_ATTACHMENTS,
+)
 from kubesched.cluster.kube.sink import KubeSink
+from kubesched.cluster.kube.storage import KubeStorage
 from kubesched.config import SchedulerConfig, build_profiles
 from kubesched.eventhandlers import EventHandlers
 from kubesched.framework.clock import RealClock
@@ -91,8 +97,19 @@ class LiveScheduler:
         self.priority_classes = inf(PRIORITY_CLASSES)
         self.pdbs = inf(PDBS)
         self.pod_groups = inf(POD_GROUPS)
+        # the volume plugins' objects, and the cluster events they register for
+        self.storage_informers: list[tuple[Informer[Any], Resource]] = [
+            (inf(PVS), Resource.PersistentVolume), (inf(PVCS), Resource.PersistentVolumeClaim),
+            (inf(STORAGE_CLASSES), Resource.StorageClass), (inf(CSI_NODES), Resource.CSINode),
+            (inf(CSI_DRIVERS), Resource.CSIDriver), (inf(CSI_STORAGE_CAPACITIES), Resource.CSIStorageCapacity),
+            (inf(VOLUME_ATTACHMENTS), Resource.VolumeAttachment)]
         self.informers: list[Informer[Any]] = [self.nodes, self.pods, self.namespaces, self.priority_classes,
-                                               self.pdbs, self.pod_groups]
+                                               self.pdbs, self.pod_groups] + [i for i, _ in self.storage_informers]
+        self._stopping_storage = threading.Event()
+        sinf = [i for i, _ in self.storage_informers]
+        self.storage = KubeStorage(client, pvs=sinf[0], pvcs=sinf[1], classes=sinf[2], csinodes=sinf[3],
+                                   csidrivers=sinf[4], capacities=sinf[5], attachments=sinf[6],
+                                   stopping=self._stopping_storage)
         self.objects = KubeObjects(pods=self.pods, namespaces=self.namespaces, pdbs=self.pdbs,
                                    priority_classes=self.priority_classes, pod_groups=self.pod_groups)
         self.sink = KubeSink(client, self.recorder, pod_by_uid=self.objects.pod_by_uid, fence=fence)
@@ -101,7 +118,7 @@ class LiveScheduler:
         seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
         self.sched = Scheduler(self.cache, self.sink, self.objects, self.clock.now, random.Random(seed),
                                tie_break_by_name=options.tie_break_by_name, explain=options.explain,
-                               run_binding=self.binder.submit)
+                               run_binding=self.binder.submit, storage=self.storage, storage_writer=self.storage)
         profiles = build_profiles(config, registry or in_tree_registry(), DEFAULT_MULTIPOINT,
                                   self.sched.new_handle)
         for name, fw in profiles.items():
@@ -134,7 +151,8 @@ class LiveScheduler:
         self.pods.on_add, self.pods.on_update, self.pods.on_delete = h.on_pod_add, h.on_pod_update, h.on_pod_delete
         self.nodes.on_add, self.nodes.on_update = h.on_node_add, h.on_node_update
         self.nodes.on_delete = h.on_node_delete
-        for informer, resource in ((self.namespaces, Resource.Namespace), (self.pod_groups, Resource.PodGroup)):
+        for informer, resource in [(self.namespaces, Resource.Namespace), (self.pod_groups, Resource.PodGroup),
+                                   *self.storage_informers]:
             informer.on_add = lambda o, r=resource: h.on_object_event(r, ActionType.Add, None, o)
             informer.on_update = lambda a, b, r=resource: h.on_object_event(r, ActionType.Update, a, b)
             informer.on_delete = lambda o, _stale, r=resource: h.on_object_event(r, ActionType.Delete, o, None)
@@ -191,6 +209,7 @@ class LiveScheduler:
         timeout = self.options.stop_timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout
         self._stopped.set()
+        self._stopping_storage.set()  # PreBind's waits for the PV controller end now
         if abandon:
             self.sink.close()
         self.loop.stop()

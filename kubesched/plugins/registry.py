@@ -29,15 +29,16 @@ IN_TREE: dict[str, str] = {
     names.INTER_POD_AFFINITY: "kubesched.plugins.interpodaffinity.plugin:InterPodAffinity",
     names.DEFAULT_PREEMPTION: "kubesched.plugins.defaultpreemption:DefaultPreemption",
     names.DEFAULT_BINDER: "kubesched.plugins.defaultbinder:DefaultBinder",
-    names.VOLUME_RESTRICTIONS: "kubesched.plugins.volumes:VolumeRestrictions",
-    names.NODE_VOLUME_LIMITS: "kubesched.plugins.volumes:NodeVolumeLimits",
-    names.VOLUME_BINDING: "kubesched.plugins.volumes:VolumeBinding",
-    names.VOLUME_ZONE: "kubesched.plugins.volumes:VolumeZone",
+    names.VOLUME_RESTRICTIONS: "kubesched.plugins.volumerestrictions:VolumeRestrictions",
+    names.NODE_VOLUME_LIMITS: "kubesched.plugins.nodevolumelimits.csi:CSILimits",
+    names.VOLUME_BINDING: "kubesched.plugins.volumebinding.plugin:VolumeBinding",
+    names.VOLUME_ZONE: "kubesched.plugins.volumezone:VolumeZone",
     names.COSCHEDULING: "kubesched.plugins.coscheduling:Coscheduling",
+    names.DYNAMIC_RESOURCES: "kubesched.plugins.dynamicresources:DynamicResources",
 }
 
 # The default profile's multiPoint plugins, in upstream's order, with weights
-# (DynamicResources is not built in: kubesched has no DRA).
+# (DynamicResources: only what it does for pods without claims, see its module).
 DEFAULT_MULTIPOINT: list[tuple[str, int | None]] = [
     (names.SCHEDULING_GATES, None),
     (names.PRIORITY_SORT, None),
@@ -53,6 +54,7 @@ DEFAULT_MULTIPOINT: list[tuple[str, int | None]] = [
     (names.VOLUME_ZONE, None),
     (names.POD_TOPOLOGY_SPREAD, 2),
     (names.INTER_POD_AFFINITY, 2),
+    (names.DYNAMIC_RESOURCES, None),
     (names.DEFAULT_PREEMPTION, None),
     (names.NODE_RESOURCES_BALANCED_ALLOCATION, 1),
     (names.IMAGE_LOCALITY, 1),

@@ -17,8 +17,10 @@ from typing import Any
 from kubesched.api.objects import Pod
 from kubesched.cache.cache import Cache
 from kubesched.cluster.inprocess import ClusterChange, InProcessCluster
+from kubesched.cluster.storage import InProcessStorage
 from kubesched.config import SchedulerConfig, build_profiles
 from kubesched.eventhandlers import EventHandlers
+from kubesched.framework.events import ActionType, Resource
 from kubesched.framework.interface import QueuedPodInfo
 from kubesched.plugins.preemption.pdb import disruptions_allowed
 from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
@@ -69,6 +71,9 @@ class Simulation:
                 for pdb in manifest.pdbs]
         self.cluster.load(manifest.nodes, manifest.pods, manifest.namespaces,
                           manifest.priority_classes, pdbs, manifest.pod_groups)
+        self.storage = InProcessStorage(self.cluster.nodes.get)
+        self.storage.load(getattr(manifest, "storage", ()))
+        self.storage.create_ephemeral_claims(manifest.pods)
         self.cache = Cache()
         for n in manifest.nodes:
             self.cache.add_node(n)
@@ -77,7 +82,7 @@ class Simulation:
                 self.cache.add_pod(p)
         self.sched = Scheduler(self.cache, self.cluster, self.cluster, self.clock.now,
                                random.Random(seed), tie_break_by_name=tie_break == "name",
-                               explain=explain)
+                               explain=explain, storage=self.storage, storage_writer=self.storage)
         self.explain = explain
         profiles = build_profiles(config, in_tree_registry(), DEFAULT_MULTIPOINT, self.sched.new_handle)
         for name, fw in profiles.items():
@@ -96,6 +101,7 @@ class Simulation:
                 continue
             self.outcomes[p.uid] = PodOutcome(p)
         self.cluster.listeners.append(self._on_change)
+        self.storage.listeners.append(self._on_storage_change)
 
     def _pre_enqueue(self, pod: Pod) -> Any:
         return self.sched.profiles[pod.scheduler_name].run_pre_enqueue(pod)
@@ -116,6 +122,13 @@ class Simulation:
                 out.status = "Preempted"
         elif ch.kind == "pod-updated" and ch.old is not None:
             self.handlers.on_pod_update(ch.old, pod)
+
+    def _on_storage_change(self, kind: str, old: Any, new: Any) -> None:
+        """A PV or PVC written by PreBind or the emulated controllers, as its informer
+        would deliver it (VolumeBinding's and VolumeZone's hints decide who moves)."""
+        self.generation += 1
+        action = ActionType.Add if old is None else ActionType.Update
+        self.handlers.on_object_event(Resource(kind), action, old, new)
 
     # -- running ------------------------------------------------------------------------
     def _record(self, pod: Pod, att: Attempt) -> None:

@@ -219,12 +219,12 @@ def test_malformed_json_reports_line(tmp_path: Path) -> None:
                  "m.yaml: Pod default/web: spec.priorityClassName: no PriorityClass with name gold was found",
                  id="missing-priority-class"),
     pytest.param(_pod("web", volumes=[{"name": "cfg", "configMap": {"name": "c"}},
-                                      {"name": "data", "persistentVolumeClaim": {"claimName": "d"}}]),
-                 "m.yaml: Pod default/web: spec.volumes[1].persistentVolumeClaim: volume scheduling is not "
-                 "supported by kubesched yet", id="pvc-volume"),
-    pytest.param(_pod("web", volumes=[{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}}]),
-                 "m.yaml: Pod default/web: spec.volumes[0].ephemeral: volume scheduling is not supported by "
-                 "kubesched yet", id="ephemeral-volume"),
+                                      {"name": "data", "persistentVolumeClaim": {}}]),
+                 "m.yaml: Pod default/web: spec.volumes[1].persistentVolumeClaim.claimName: Required value",
+                 id="pvc-volume-without-claim"),
+    pytest.param(_pod("web", volumes=[{"name": "scratch", "ephemeral": {}}]),
+                 "m.yaml: Pod default/web: spec.volumes[0].ephemeral.volumeClaimTemplate: Required value",
+                 id="ephemeral-volume-without-template"),
     pytest.param(_pod("web", resourceClaims=[{"name": "gpu", "resourceClaimName": "g"}]),
                  "m.yaml: Pod default/web: spec.resourceClaims: dynamic resource allocation is not supported "
                  "by kubesched yet", id="resource-claims"),

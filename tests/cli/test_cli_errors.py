@@ -126,11 +126,15 @@ CASES: dict[str, Case] = {
         {"m.yaml": NODE + "---\n" + _pod("priorityClassName: gold\n")},
         ["simulate", "-f", "{m.yaml}"],
         "{m.yaml}: Pod default/web: spec.priorityClassName: no PriorityClass with name gold was found"),
-    "pvc-not-supported": Case(
-        {"m.yaml": NODE + "---\n" + _pod("volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]\n")},
+    "pvc-without-claim-name": Case(
+        {"m.yaml": NODE + "---\n" + _pod("volumes: [{name: data, persistentVolumeClaim: {}}]\n")},
         ["simulate", "-f", "{m.yaml}"],
-        "{m.yaml}: Pod default/web: spec.volumes[0].persistentVolumeClaim: "
-        "volume scheduling is not supported by kubesched yet"),
+        "{m.yaml}: Pod default/web: spec.volumes[0].persistentVolumeClaim.claimName: Required value"),
+    "pv-without-access-modes": Case(
+        {"m.yaml": NODE + "---\napiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv1}\n"
+                   "spec: {capacity: {storage: 1Gi}, hostPath: {path: /x}}\n"},
+        ["simulate", "-f", "{m.yaml}"],
+        "{m.yaml}: PersistentVolume pv1: spec.accessModes: Required value: at least 1 access mode is required"),
     "nonexistent-file": Case(
         {},
         ["simulate", "-f", "{nope.yaml}"],

@@ -116,6 +116,9 @@ CALLS: dict[tuple[str, str, str], str] = {
     ("coordination.k8s.io", "leases", "create"): r'request\("POST", f"\{LEASES\}/namespaces/\{self\.namespace\}/leases"',
     ("coordination.k8s.io", "leases", "update"): r'request\("PUT", self\._path',
     ("", "events", "create"): r'request\("POST", f"/api/v1/namespaces/\{self\.namespace\}/events"',
+    # VolumeBinding's PreBind (storage.py): PV claimRef, PVC selected-node annotation
+    ("", "persistentvolumes", "update"): r'request\("PUT", PVS\.object_path\(',
+    ("", "persistentvolumeclaims", "update"): r'request\("PUT", PVCS\.object_path\(',
 }
 # every informer lists then watches its resource (informer.py)
 INFORMER_CALLS = {"list": r'request\("GET", self\.resource\.path', "watch": r'\.watch\(self\.resource\.path'}

@@ -128,8 +128,6 @@ def test_every_filter_and_score_plugin_has_both_forms() -> None:
     """The architecture requires the batch form for every built-in Filter/Score plugin."""
     handle = handle_for([], [make_node().name("n").capacity(cpu="1").obj()])
     for pl in _plugins(handle):
-        if pl.name.startswith("Volume") or pl.name == "NodeVolumeLimits":
-            continue  # pods with volumes are rejected at decode; these plugins always skip
         if isinstance(pl, FilterPlugin):
             assert isinstance(pl, BatchFilterPlugin), pl.name
         if isinstance(pl, ScorePlugin):

@@ -16,6 +16,9 @@ Map of the package, outermost first::
     podstrategy.py   pods and nodes (kubesched.api defaulting and parsing)
     schedstrategy.py priorityclasses, poddisruptionbudgets, podgroups
     appsstrategy.py  deployments and replicasets
+    statefulsetstrategy.py  statefulsets
+    storagestrategy.py  PVs, PVCs, storage.k8s.io kinds (defaulting, validation)
+    storagetables.py kubectl get columns of the storage kinds and statefulsets
     validation.py    names, labels, annotations; DecodeError -> 422 causes
     selectors.py     labelSelector / fieldSelector parsing and matching
     patch.py         merge, JSON and strategic merge patches

@@ -39,6 +39,8 @@ from kubesched.cluster.apiserver.schedstrategy import (
     PodDisruptionBudgetStrategy, PodGroupStrategy, PriorityClassStrategy,
 )
 from kubesched.cluster.apiserver.selectors import predicate
+from kubesched.cluster.apiserver.statefulsetstrategy import StatefulSetStrategy
+from kubesched.cluster.apiserver.storagestrategy import STORAGE_STRATEGIES
 from kubesched.cluster.apiserver.strategy import (
     Admission, Context, EventStrategy, EventV1Strategy, NamespaceStrategy, ServiceStrategy,
     StatusStrategy, Strategy,
@@ -63,6 +65,8 @@ STRATEGIES: dict[tuple[str, str], Strategy] = {
     ("apps", "deployments"): DeploymentStrategy(),
     ("apps", "replicasets"): ReplicaSetStrategy(),
     ("scheduling.x-k8s.io", "podgroups"): PodGroupStrategy(),
+    ("apps", "statefulsets"): StatefulSetStrategy(),
+    **STORAGE_STRATEGIES,
 }
 _DEFAULT = Strategy()
 _DEFAULT_STATUS = StatusStrategy()

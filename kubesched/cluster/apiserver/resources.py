@@ -92,6 +92,20 @@ EVENT_V1_FIELDS = ("regarding.kind", "regarding.namespace", "regarding.name", "r
                    "regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath",
                    "reason", "reportingController", "deprecatedSource", "type")
 
+# storage: the objects the volume plugins read, and what the PV controller writes
+STORAGE_RESOURCES: tuple[Resource, ...] = (
+    Resource("", "v1", "persistentvolumes", "PersistentVolume", False, ("pv",), (),
+             (_status("PersistentVolume", "", "v1"),)),
+    Resource("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", True, ("pvc",), (),
+             (_status("PersistentVolumeClaim", "", "v1"),)),
+    Resource("storage.k8s.io", "v1", "storageclasses", "StorageClass", False, ("sc",)),
+    Resource("storage.k8s.io", "v1", "csinodes", "CSINode", False),
+    Resource("storage.k8s.io", "v1", "csidrivers", "CSIDriver", False),
+    Resource("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity", True),
+    Resource("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", False, (), (),
+             (_status("VolumeAttachment", "storage.k8s.io", "v1"),)),
+)
+
 RESOURCES: tuple[Resource, ...] = (
     Resource("", "v1", "pods", "Pod", True, ("po",), ("all",),
              (_status("Pod", "", "v1"),
@@ -118,11 +132,14 @@ RESOURCES: tuple[Resource, ...] = (
              (_status("ReplicaSet", "apps", "v1"), _scale()), ("status.replicas",)),
     Resource("scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup", True, ("pg", "pgs"), (),
              (_status("PodGroup", "scheduling.x-k8s.io", "v1alpha1"),)),
+) + STORAGE_RESOURCES + (
+    Resource("apps", "v1", "statefulsets", "StatefulSet", True, ("sts",), ("all",),
+             (_status("StatefulSet", "apps", "v1"), _scale())),
 )
 
 # Preferred order of API groups in discovery (kube-apiserver lists core-ish groups first).
-GROUP_ORDER = ("apps", "events.k8s.io", "policy", "scheduling.k8s.io", "coordination.k8s.io",
-               "scheduling.x-k8s.io")
+GROUP_ORDER = ("apps", "events.k8s.io", "policy", "storage.k8s.io", "scheduling.k8s.io",
+               "coordination.k8s.io", "scheduling.x-k8s.io")
 
 
 class ResourceTable:

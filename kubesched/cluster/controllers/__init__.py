@@ -7,6 +7,13 @@ Map of the package::
     rollout.py          rollout arithmetic, status and conditions (pure)
     replicaset.py       ReplicaSet controller (pods per ReplicaSet, replacement, status)
     garbagecollector.py ownerReferences: background, foreground and orphan deletion
+    storage.py          the storage controllers below and their informers
+    persistentvolume.py PV controller (binding claims and volumes, release, reclaim)
+    provisioner.py      simulated CSI external provisioner (topology-aware PVs)
+    ephemeral.py        ephemeral-volume controller (claims <pod>-<volume>)
+    statefulset.py      StatefulSet controller (ordered pods, claims from templates)
+    protection.py       pvc-protection / pv-protection finalizers
+    volumeutil.py       PV/claim helpers: annotations, matching (pure)
     naming.py           pod-template-hash, generated pod names
     informer.py         list + watch caches over the in-process registry
     workqueue.py        coalescing, delaying, rate-limited work queue

@@ -1,4 +1,4 @@
-"""The controller manager: the workload controllers and the garbage collector, as one
+"""The controller manager: the workload and storage controllers and the garbage collector, as one
 :class:`~kubesched.cluster.apiserver.server.Component` of ``kubesched serve``.
 
 Like kube-controller-manager it shares one set of informers between its controllers
@@ -13,13 +13,15 @@ from __future__ import annotations
 import logging
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from kubesched.cluster.controllers.base import Controller
 from kubesched.cluster.controllers.deployment import DeploymentController
 from kubesched.cluster.controllers.events import EventRecorder
 from kubesched.cluster.controllers.garbagecollector import GarbageCollector
 from kubesched.cluster.controllers.informer import Informer, by_namespace, wait_synced
 from kubesched.cluster.controllers.replicaset import ReplicaSetController
+from kubesched.cluster.controllers.storage import storage_controllers
 
 if TYPE_CHECKING:
     from kubesched.cluster.apiserver.server import ApiServer
@@ -40,7 +42,7 @@ class ControllerManager:
     def __init__(self, options: ControllerOptions = ControllerOptions()) -> None:
         self.options = options
         self._informers: list[Informer] = []
-        self._controllers: list[DeploymentController | ReplicaSetController | GarbageCollector] = []
+        self._controllers: list[Controller[Any]] = []
 
     def start(self, server: "ApiServer") -> None:
         reg = server.registry
@@ -55,6 +57,9 @@ class ControllerManager:
             ReplicaSetController(reg, rss, pods, rng, EventRecorder(reg, "replicaset-controller"), workers=workers),
             DeploymentController(reg, deps, rss, pods, EventRecorder(reg, "deployment-controller"), workers=workers),
         ]
+        storage_informers, storage = storage_controllers(reg, pods, workers=workers)
+        self._informers += storage_informers
+        self._controllers += storage
         if self.options.garbage_collector:
             self._controllers.append(GarbageCollector(reg, workers=workers))
         for inf in self._informers:

@@ -16,6 +16,10 @@ from typing import Any
 
 from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
 from kubesched.api.podgroup import PodGroup
+from kubesched.api.storage import (
+    CSIDriver, CSINode, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim, StorageClass,
+    VolumeAttachment,
+)
 
 _arrival = itertools.count()
 
@@ -68,5 +72,18 @@ PDBS = ApiResource("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget"
 POD_GROUPS = ApiResource("scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup", True,
                          _trusted(PodGroup), optional=True)
 EVENTS = ApiResource("events.k8s.io", "v1", "events", "Event", True, dict)
+# what the volume plugins read (VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions)
+PVS = ApiResource("", "v1", "persistentvolumes", "PersistentVolume", False, _trusted(PersistentVolume))
+PVCS = ApiResource("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", True,
+                   _trusted(PersistentVolumeClaim))
+STORAGE_CLASSES = ApiResource("storage.k8s.io", "v1", "storageclasses", "StorageClass", False,
+                              _trusted(StorageClass))
+CSI_NODES = ApiResource("storage.k8s.io", "v1", "csinodes", "CSINode", False, _trusted(CSINode))
+CSI_DRIVERS = ApiResource("storage.k8s.io", "v1", "csidrivers", "CSIDriver", False, _trusted(CSIDriver))
+CSI_STORAGE_CAPACITIES = ApiResource("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity", True,
+                                     _trusted(CSIStorageCapacity))
+VOLUME_ATTACHMENTS = ApiResource("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", False,
+                                 _trusted(VolumeAttachment))
 
-SCHEDULER_RESOURCES = (NODES, PODS, NAMESPACES, PRIORITY_CLASSES, PDBS, POD_GROUPS)
+STORAGE_RESOURCES = (PVS, PVCS, STORAGE_CLASSES, CSI_NODES, CSI_DRIVERS, CSI_STORAGE_CAPACITIES, VOLUME_ATTACHMENTS)
+SCHEDULER_RESOURCES = (NODES, PODS, NAMESPACES, PRIORITY_CLASSES, PDBS, POD_GROUPS) + STORAGE_RESOURCES

@@ -15,6 +15,16 @@ taints; ``zones`` spreads them round-robin over ``zone-a``, ``zone-b``, ... in t
       namePrefix: gpu
       capacity: {cpu: "64", memory: 512Gi, pods: "110", nvidia.com/gpu: "8"}
       taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
+      csiDrivers:
+      - name: ebs.csi.aws.com
+        topologyKeys: [topology.kubernetes.io/zone]
+        allocatable: 25
+
+``csiDrivers`` gives each node of the pool a CSINode (``storage.k8s.io/v1``) listing those
+drivers, as a kubelet registers its CSI plugins: ``nodeID`` = the node's name, the
+``topologyKeys`` (which the simulated provisioner turns into a volume's node affinity)
+and ``allocatable`` = the driver's volume limit (``allocatable.count``, which
+NodeVolumeLimits reads; omitted: no limit). The CSINode is owned by its Node.
 
 Nodes are created only if absent, so a restart keeps them (and what kubectl changed on
 them). Nodes applied with kubectl are simulated just the same: the node agent takes over
@@ -52,6 +62,7 @@ class NodePool:
     labels: Mapping[str, str] = field(default_factory=dict)
     taints: tuple[Mapping[str, Any], ...] = ()
     zones: int = 0
+    csi_drivers: tuple[Mapping[str, Any], ...] = ()
 
 
 def zone_name(i: int) -> str:
@@ -77,7 +88,7 @@ def parse_labels(text: str, what: str = "--node-labels") -> dict[str, str]:
 def _pool(raw: Any, path: str) -> NodePool:
     if not isinstance(raw, Mapping):
         raise KubeschedError(f"{path}: must be a mapping with count, namePrefix, capacity, labels, taints")
-    unknown = set(raw) - {"count", "namePrefix", "capacity", "labels", "taints", "zones"}
+    unknown = set(raw) - {"count", "namePrefix", "capacity", "labels", "taints", "zones", "csiDrivers"}
     if unknown:
         raise KubeschedError(f"{path}: unknown field(s) {', '.join(sorted(unknown))}")
     count, zones = raw.get("count"), raw.get("zones", 0)
@@ -108,7 +119,46 @@ def _pool(raw: Any, path: str) -> NodePool:
             raise KubeschedError(f'{path}.taints[{i}].effect: Unsupported value: "{taint.effect}": supported values: '
                                  '"NoSchedule", "PreferNoSchedule", "NoExecute"')
     return NodePool(int(count or 0), prefix, capacity, {str(k): str(v) for k, v in labels.items()},
-                    tuple(dict(t) for t in taints), zones)
+                    tuple(dict(t) for t in taints), zones, _csi_drivers(raw.get("csiDrivers"), f"{path}.csiDrivers"))
+
+
+def _csi_drivers(raw: Any, path: str) -> tuple[Mapping[str, Any], ...]:
+    """The pool's ``csiDrivers`` as CSINode driver entries (without ``nodeID``)."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise KubeschedError(f"{path}: must be a list of {{name, topologyKeys, allocatable}}")
+    out: list[dict[str, Any]] = []
+    for i, d in enumerate(raw):
+        where = f"{path}[{i}]"
+        if not isinstance(d, Mapping) or not isinstance(d.get("name"), str) or not d["name"]:
+            raise KubeschedError(f"{where}.name: Required value: a CSI driver name")
+        unknown = set(d) - {"name", "topologyKeys", "allocatable"}
+        if unknown:
+            raise KubeschedError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+        keys = d.get("topologyKeys") or []
+        if not isinstance(keys, list) or not all(isinstance(k, str) and k for k in keys):
+            raise KubeschedError(f"{where}.topologyKeys: must be a list of label keys")
+        entry: dict[str, Any] = {"name": d["name"], "topologyKeys": list(keys) or None}
+        limit = d.get("allocatable")
+        if limit is not None:
+            if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+                raise KubeschedError(f"{where}.allocatable: must be a non-negative integer (the volume limit)")
+            entry["allocatable"] = {"count": limit}
+        if any(o["name"] == entry["name"] for o in out):
+            raise KubeschedError(f'{where}.name: Duplicate value: "{entry["name"]}"')
+        out.append(entry)
+    return tuple(out)
+
+
+def csinode_object(pool: NodePool, node: Mapping[str, Any]) -> dict[str, Any]:
+    """The CSINode a kubelet of ``pool`` registers for ``node`` (a created Node)."""
+    meta = node["metadata"]
+    drivers = [{k: v for k, v in {**d, "nodeID": meta["name"]}.items() if v is not None} for d in pool.csi_drivers]
+    return {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+            "metadata": {"name": meta["name"], "ownerReferences": [
+                {"apiVersion": "v1", "kind": "Node", "name": meta["name"], "uid": meta.get("uid")}]},
+            "spec": {"drivers": drivers}}
 
 
 def load_pool_file(path: str | Path) -> list[NodePool]:
@@ -160,7 +210,13 @@ def ensure_pools(registry: Registry, pools: list[NodePool]) -> list[str]:
             except ApiError as exc:
                 if exc.code != 404:
                     raise
-            registry.create("nodes", None, pool_node(pool, name, i, index, registry.clock()))
+            node = registry.create("nodes", None, pool_node(pool, name, i, index, registry.clock()))
+            if pool.csi_drivers:
+                try:
+                    registry.create("csinodes.storage.k8s.io", None, csinode_object(pool, node))
+                except ApiError as exc:
+                    if exc.reason != "AlreadyExists":
+                        raise
             created.append(name)
     if created:
         log.info("created %d node(s)", len(created))

@@ -4,6 +4,8 @@ taints and tolerations (``getMinTolerationTime`` from upstream's
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ import pytest
 from kubesched.api.errors import KubeschedError
 from kubesched.api.objects import Taint, Toleration
 from kubesched.cluster.nodes import podstatus as PS
-from kubesched.cluster.nodes.pools import load_pool_file, pool_node, template_pool, zone_name
+from kubesched.cluster.nodes.pools import csinode_object, load_pool_file, pool_node, template_pool, zone_name
 from kubesched.cluster.nodes.taints import desired_no_schedule, matching_tolerations, min_toleration_seconds
 
 
@@ -76,6 +78,28 @@ def test_node_pools_from_flags_and_files(tmp_path: Path) -> None:
     assert zone_name(26) == "zone-aa"
 
 
+def test_pool_csi_drivers_become_each_nodes_csinode(tmp_path: Path) -> None:
+    f = tmp_path / "pools.yaml"
+    f.write_text("""
+- count: 2
+  zones: 2
+  csiDrivers:
+  - {name: ebs.csi.aws.com, topologyKeys: [topology.kubernetes.io/zone], allocatable: 25}
+  - {name: nfs.csi.k8s.io}
+""")
+    (pool,) = load_pool_file(f)
+    node = pool_node(pool, "node-02", 1, 2, 0.0)
+    node["metadata"]["uid"] = "u2"
+    assert csinode_object(pool, node) == {
+        "apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+        "metadata": {"name": "node-02", "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": "node-02",
+                                                             "uid": "u2"}]},
+        "spec": {"drivers": [
+            {"name": "ebs.csi.aws.com", "nodeID": "node-02", "topologyKeys": ["topology.kubernetes.io/zone"],
+             "allocatable": {"count": 25}},
+            {"name": "nfs.csi.k8s.io", "nodeID": "node-02"}]}}
+
+
 @pytest.mark.parametrize(("doc", "message"), [
     ("- {count: -1}", "count: must be a non-negative integer"),
     ("- {count: 1, capacity: {cpu: lots}}", "capacity.cpu"),
@@ -83,11 +107,17 @@ def test_node_pools_from_flags_and_files(tmp_path: Path) -> None:
     ("- {count: 1, colour: red}", "unknown field(s) colour"),
     ("- {count: 1}\n- {count: 2}", "namePrefix must differ"),
     ("count: 1", "expected a list of pools"),
-], ids=["negative-count", "bad-quantity", "bad-taint", "unknown-field", "same-prefix", "not-a-list"])
+    ("- {count: 1, csiDrivers: x}", "pools[0].csiDrivers: must be a list"),
+    ("- {count: 1, csiDrivers: [{topologyKeys: [z]}]}", "pools[0].csiDrivers[0].name: Required value"),
+    ("- {count: 1, csiDrivers: [{name: d, allocatable: -2}]}", "csiDrivers[0].allocatable: must be a non-negative"),
+    ("- {count: 1, csiDrivers: [{name: d, topologyKeys: z}]}", "csiDrivers[0].topologyKeys: must be a list"),
+    ("- {count: 1, csiDrivers: [{name: d}, {name: d}]}", 'csiDrivers[1].name: Duplicate value: "d"'),
+], ids=["negative-count", "bad-quantity", "bad-taint", "unknown-field", "same-prefix", "not-a-list",
+        "csi-not-list", "csi-no-name", "csi-bad-limit", "csi-bad-keys", "csi-duplicate"])
 def test_bad_pool_files_are_reported(tmp_path: Path, doc: str, message: str) -> None:
     f = tmp_path / "pools.yaml"
     f.write_text(doc)
-    with pytest.raises(KubeschedError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(KubeschedError, match=re.escape(message)):
         load_pool_file(f)
 
 
