@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-from typing import Any
+from typing import Any, cast
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -24,21 +24,17 @@ from kubesched.cluster.apiserver.auth import PEER_KEY, peer_user
 def with_client_identity(base: type[H11Protocol]) -> type[H11Protocol]:
     """``base`` (an h11 protocol class) that records the connection's client certificate."""
 
-    class ClientIdentityProtocol(base):
-        app_state: dict[str, Any]
+    parent: Any = base  # a class made at run time (with_header_timeout): no static base type
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            cert: Any = None
-            try:
-                cert = transport.get_extra_info("peercert")
-            except (ssl.SSLError, ValueError):  # pragma: no cover - no handshake on this transport
-                cert = None
-            user = peer_user(cert)
+    class ClientIdentityProtocol(parent):  # type: ignore[misc]
+        def connection_made(self, transport: asyncio.Transport) -> None:
+            user = peer_user(transport.get_extra_info("peercert"))  # verified by the handshake
             if user is not None:
-                self.app_state = {**self.app_state, PEER_KEY: user}
+                state: dict[str, Any] = getattr(self, "app_state")  # noqa: B009 - set by H11Protocol
+                self.app_state = {**state, PEER_KEY: user}
             super().connection_made(transport)
 
-    return ClientIdentityProtocol
+    return cast("type[H11Protocol]", ClientIdentityProtocol)
 
 
 def server_ssl_options(ca_file: str) -> dict[str, Any]:
