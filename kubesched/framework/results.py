@@ -68,7 +68,7 @@ def _bad(what: str, value: Any, expected: str, plugin: str) -> Status:
 
 
 def as_status(value: Any, what: str, plugin: str) -> Status:
-    """A Status-returning extension point: ``None`` is Success."""
+    """A Status-returning extension point (``what``: the plugin's method): ``None`` is Success."""
     if type(value) is Status:
         return value
     if value is None:
@@ -90,13 +90,13 @@ def _pair_status(value: Any, what: str, plugin: str, first: type, expected: str)
 
 
 def as_pre_filter(value: Any, plugin: str) -> tuple[PreFilterResult | None, Status]:
-    r, st = _pair_status(value, "PreFilter", plugin, PreFilterResult,
+    r, st = _pair_status(value, "pre_filter", plugin, PreFilterResult,
                          "(PreFilterResult | None, Status | None), a Status or None")
     return r, st
 
 
 def as_post_filter(value: Any, plugin: str) -> tuple[PostFilterResult | None, Status]:
-    r, st = _pair_status(value, "PostFilter", plugin, PostFilterResult,
+    r, st = _pair_status(value, "post_filter", plugin, PostFilterResult,
                          "(PostFilterResult | None, Status | None), a Status or None")
     return r, st
 
@@ -109,7 +109,7 @@ def as_permit(value: Any, plugin: str) -> tuple[Status, float]:
     if isinstance(value, tuple) and len(value) == 2 and (value[0] is None or isinstance(value[0], Status)) \
             and isinstance(value[1], numbers.Real) and not isinstance(value[1], bool):
         return value[0] if value[0] is not None else SUCCESS, float(value[1])
-    return _bad("Permit", value, "(Status | None, timeout seconds), a Status or None", plugin), 0.0
+    return _bad("permit", value, "(Status | None, timeout seconds), a Status or None", plugin), 0.0
 
 
 def as_score(value: Any, plugin: str) -> int | Status:
@@ -125,7 +125,7 @@ def as_score(value: Any, plugin: str) -> int | Status:
         return st if st.code == Code.Error else Status(Code.Error, st.reasons, plugin)
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return int(value)
-    return _bad("Score", value, "an int score", plugin)
+    return _bad("score", value, "an int score", plugin)
 
 
 def as_rows(value: Any, what: str, plugin: str, size: int, kind: str) -> np.ndarray | Status:

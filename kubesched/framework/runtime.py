@@ -63,7 +63,7 @@ def _score_error(prefix: str, st: Status, plugin: str) -> Status:
 def _rows(pl: Any, what: str, fn: Callable[..., Any], state: CycleState, pod: Pod, table: NodeTable,
           rows: np.ndarray) -> np.ndarray | Status:
     """One batch call over ``rows``, its result checked (an array per row, or an Error)."""
-    return as_rows(_call(pl, what, fn, state, pod, table, rows), what, pl.name, int(rows.size),
+    return as_rows(_call(pl, what, fn, state, pod, table, rows), fn.__name__, pl.name, int(rows.size),
                    "b" if what == "Filter" else "i")
 
 
@@ -135,7 +135,7 @@ class Framework:
 
     def run_pre_enqueue(self, pod: Pod) -> Status:
         for pl in self.points["preEnqueue"]:
-            st = as_status(_call(pl, "PreEnqueue", pl.pre_enqueue, pod), "PreEnqueue", pl.name)
+            st = as_status(_call(pl, "PreEnqueue", pl.pre_enqueue, pod), "pre_enqueue", pl.name)
             if not st.success:
                 return st.with_plugin(pl.name)
         return SUCCESS
@@ -182,7 +182,7 @@ class Framework:
         for pl in self._extensions():
             if pl.name in state.skip_filter_plugins:
                 continue
-            st = as_status(_call(pl, "AddPod", pl.add_pod, state, pod, to_add, ni), "AddPod", pl.name)
+            st = as_status(_call(pl, "AddPod", pl.add_pod, state, pod, to_add, ni), "add_pod", pl.name)
             if not st.success:
                 return _error(f'running AddPod on PreFilter plugin "{pl.name}": {st.message}', pl.name)
         return SUCCESS
@@ -191,7 +191,7 @@ class Framework:
         for pl in self._extensions():
             if pl.name in state.skip_filter_plugins:
                 continue
-            st = as_status(_call(pl, "RemovePod", pl.remove_pod, state, pod, to_remove, ni), "RemovePod", pl.name)
+            st = as_status(_call(pl, "RemovePod", pl.remove_pod, state, pod, to_remove, ni), "remove_pod", pl.name)
             if not st.success:
                 return _error(f'running RemovePod on PreFilter plugin "{pl.name}": {st.message}', pl.name)
         return SUCCESS
@@ -210,7 +210,7 @@ class Framework:
         for pl in self.points["filter"]:
             if pl.name in state.skip_filter_plugins:
                 continue
-            st = as_status(_call(pl, "Filter", pl.filter, state, pod, ni), "Filter", pl.name)
+            st = as_status(_call(pl, "Filter", pl.filter, state, pod, ni), "filter", pl.name)
             if not st.success:
                 if not st.rejected:
                     return _filter_error(st, pl.name)
@@ -275,7 +275,7 @@ class Framework:
             else:
                 keep = []
                 for i in alive.tolist():
-                    st = as_status(_call(pl, "Filter", pl.filter, state, pod, table.infos[i]), "Filter", pl.name)
+                    st = as_status(_call(pl, "Filter", pl.filter, state, pod, table.infos[i]), "filter", pl.name)
                     if st.success:
                         keep.append(i)
                     elif st.rejected:
@@ -344,7 +344,7 @@ class Framework:
         st = out.statuses.get(i)
         if st is None:
             pl = self.by_name[out.failed_by[i]]
-            st = as_status(_call(pl, "Filter", pl.filter, state, pod, table.infos[i]), "Filter", pl.name)
+            st = as_status(_call(pl, "Filter", pl.filter, state, pod, table.infos[i]), "filter", pl.name)
             if st.success:  # both forms must agree; report the disagreement loudly
                 st = Status(Code.Error, (f"plugin {pl.name} batch and per-node forms disagree",))
             st = st.with_plugin(pl.name) if st.rejected else _filter_error(st, pl.name)
@@ -384,7 +384,7 @@ class Framework:
         skip: set[str] = set()
         try:
             for pl in self.points["preScore"]:
-                st = as_status(_call(pl, "PreScore", pl.pre_score, state, pod, nodes), "PreScore", pl.name)
+                st = as_status(_call(pl, "PreScore", pl.pre_score, state, pod, nodes), "pre_score", pl.name)
                 if st.code == Code.Skip:
                     skip.add(pl.name)
                     continue
@@ -420,7 +420,7 @@ class Framework:
                 scores = np.array(vals, dtype=np.int64)
             if pl.name in self._normalizes:  # the ScoreExtensions protocol
                 st = as_status(_call(pl, "NormalizeScore", pl.normalize_score, state, pod, names, scores),
-                               "NormalizeScore", pl.name)
+                               "normalize_score", pl.name)
                 if not st.success:
                     return _score_error("running Normalize on Score plugins", st, pl.name)
             if scores.size and (scores.max() > MAX_NODE_SCORE or scores.min() < MIN_NODE_SCORE):
@@ -437,7 +437,7 @@ class Framework:
     @timed_point("Reserve")
     def run_reserve(self, state: CycleState, pod: Pod, node: str) -> Status:
         for pl in self.points["reserve"]:
-            st = as_status(_call(pl, "Reserve", pl.reserve, state, pod, node), "Reserve", pl.name)
+            st = as_status(_call(pl, "Reserve", pl.reserve, state, pod, node), "reserve", pl.name)
             if not st.success:
                 if st.rejected:
                     return st.with_plugin(pl.name)
@@ -469,7 +469,7 @@ class Framework:
     @timed_point("PreBind")
     def run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
         for pl in self.points["preBind"]:
-            st = as_status(_call(pl, "PreBind", pl.pre_bind, state, pod, node), "PreBind", pl.name)
+            st = as_status(_call(pl, "PreBind", pl.pre_bind, state, pod, node), "pre_bind", pl.name)
             if st.code == Code.Skip:
                 continue
             if st.rejected:
@@ -481,7 +481,7 @@ class Framework:
     @timed_point("Bind")
     def run_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
         for pl in self.points["bind"]:
-            st = as_status(_call(pl, "Bind", pl.bind, state, pod, node), "Bind", pl.name)
+            st = as_status(_call(pl, "Bind", pl.bind, state, pod, node), "bind", pl.name)
             if st.code == Code.Skip:
                 continue
             if not st.success and not st.rejected:

@@ -97,7 +97,7 @@ class PodMover:
     @staticmethod
     def _run_pre_enqueue(pl: Any, qpi: QueuedPodInfo) -> bool:
         # a plugin bug (raising, returning neither a Status nor None) gates the pod, as an Error would
-        st = as_status(call_plugin(pl, "PreEnqueue", pl.pre_enqueue, qpi.pod), "PreEnqueue", pl.name)
+        st = as_status(call_plugin(pl, "PreEnqueue", pl.pre_enqueue, qpi.pod), "pre_enqueue", pl.name)
         if st.success:
             return True
         qpi.unschedulable_plugins.add(pl.name)
