@@ -128,8 +128,13 @@ def as_score(value: Any, plugin: str) -> int | Status:
     return _bad("score", value, "an int score", plugin)
 
 
+_KINDS = {"b": "b", "i": "iu"}
+
+
 def as_rows(value: Any, what: str, plugin: str, size: int, kind: str) -> np.ndarray | Status:
     """A batch form's array for ``size`` rows: ``kind`` "b" (Filter) or "i" (Score)."""
+    if type(value) is np.ndarray and value.shape == (size,) and value.dtype.kind in _KINDS[kind]:
+        return value  # the built-in plugins' case, kept cheap: it runs for every plugin and pod
     if isinstance(value, Status):
         return value
     try:
@@ -142,3 +147,18 @@ def as_rows(value: Any, what: str, plugin: str, size: int, kind: str) -> np.ndar
         expected = "a boolean array" if kind == "b" else "an integer array"
         return _bad(what, value, f"{expected} of {size} rows", plugin)
     return arr
+
+
+# -- upstream's wording of a plugin's error, per extension point (framework.go) ----------
+def error(message: str, plugin: str) -> Status:
+    return Status(Code.Error, (message,), plugin)
+
+
+def filter_error(st: Status, plugin: str) -> Status:
+    """Upstream RunFilterPlugins: a Filter status that is neither success nor a rejection."""
+    return error(f'running "{plugin}" filter plugin: {st.message}', plugin)
+
+
+def score_error(prefix: str, st: Status, plugin: str) -> Status:
+    """Upstream RunScorePlugins: ``<prefix>: plugin "X" failed with: <error>``."""
+    return error(f'{prefix}: plugin "{plugin}" failed with: {st.message}', plugin)
