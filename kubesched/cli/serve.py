@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         server = ApiServer(opts)
     except ValueError as exc:  # an unusable token file
-        raise KubeschedError(f"--token-file {args.token_file}: {exc}") from None
+        raise KubeschedError(f"--token-file: {exc}") from None
     except OSError as exc:
         raise KubeschedError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     serve_cluster.create_nodes(server.registry, node_pools)

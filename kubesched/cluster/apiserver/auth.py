@@ -82,13 +82,16 @@ def _with_authenticated(groups: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def read_tokens(path: Path) -> dict[str, UserInfo]:
-    """The token file's tokens and their users (a line's user defaults to its token's
-    position, ``token-user-N``, when the line holds only the token)."""
+    """The token file's tokens and their users. Unlike upstream, which requires
+    ``token,user,uid``, a line may hold only a token (kubesched's earlier one-token-per-line
+    form): its user is then ``token-user-N``, N the record's number."""
     users: dict[str, UserInfo] = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    n = 0  # the record number, as upstream counts them
+    for line in path.read_text(encoding="utf-8").splitlines():
         line = line.strip()
         if not line or line.startswith("#"):
             continue
+        n += 1
         fields = [f.strip() for f in next(csv.reader([line], skipinitialspace=True))]
         token = fields[0]
         if not token:

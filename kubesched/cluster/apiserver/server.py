@@ -108,10 +108,10 @@ class ApiServer:
         data = opts.data_dir
         if not data.exists():
             data.mkdir(mode=0o700, parents=True)  # it holds the store, keys and credentials
+        tokens = ensure_token_file(opts.token_file) if opts.token_file else {}  # before the store opens
         self.store = Store(data / "store.db", history=opts.watch_history)
         self.registry = Registry(self.store, autoprovision_namespaces=opts.autoprovision_namespaces)
         self.registry.bootstrap()
-        tokens = ensure_token_file(opts.token_file) if opts.token_file else {}
         self.token = sorted(tokens)[0] if tokens else None
         # kubectl never sends a bearer token over plain HTTP: a token implies TLS
         self.tls: TlsFiles | None = ensure_certificates(data / "pki", opts.host) if opts.uses_tls else None
