@@ -227,10 +227,10 @@ class Scheduler:
         return att
 
     def _filter(self, fw: Framework, state: CycleState, pod: Pod, idx: np.ndarray,
-                ) -> tuple[np.ndarray, Callable[[], dict[str, Status]], int]:
+                ) -> tuple[np.ndarray, Callable[[], dict[str, Status]], int] | Status:
         """Filter rows ``idx`` from the rotating start; returns (feasible rows in visiting
         order, a function giving the statuses of the rejected visited nodes — built only
-        when a diagnosis is needed —, number of nodes processed)."""
+        when a diagnosis is needed —, number of nodes processed), or a plugin's Error."""
         table = self.snapshot.table
         n = idx.size
         if n == 0:
@@ -242,6 +242,8 @@ class Scheduler:
         start = self.next_start_node_index % n
         order = np.concatenate((idx[start:], idx[:start])) if start else idx
         out = fw.filter_nodes(state, pod, table, order)
+        if out.error is not None:
+            return out.error
         feasible = out.feasible
         processed = n
         if feasible.size > to_find:
@@ -296,7 +298,11 @@ class Scheduler:
             if nominated_row is not None and not self.explain:
                 feasible = np.array([nominated_row], np.intp)
             else:
-                feasible, lazy_statuses, processed = self._filter(fw, state, pod, idx)
+                filtered = self._filter(fw, state, pod, idx)
+                if isinstance(filtered, Status):
+                    att.result, att.message = "Error", filtered.message
+                    return None
+                feasible, lazy_statuses, processed = filtered
                 if self.explain or feasible.size == 0:
                     statuses = lazy_statuses()
                 if nominated_row is None:

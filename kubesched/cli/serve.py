@@ -37,8 +37,11 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)")
     p.add_argument("--token-file", metavar="FILE",
-                   help="require a bearer token from FILE (one per line; created with a random token if missing)")
-    p.add_argument("--tls", action="store_true", help="serve HTTPS with a generated self-signed CA (DATA_DIR/pki)")
+                   help="require a bearer token from FILE (lines token[,user,uid,\"groups\"]; created with a "
+                        "random token if missing); implies --tls, as kubectl sends tokens only over HTTPS")
+    p.add_argument("--tls", action="store_true",
+                   help="serve HTTPS with a generated CA (DATA_DIR/pki) and require a client certificate it "
+                        "signed (the kubeconfig carries one) or a token")
     p.add_argument("--nodes", type=int, default=0, metavar="N", help="create N nodes at start-up if absent")
     p.add_argument("--node-cpu", default="8", metavar="Q", help="cpu of each created node (default 8)")
     p.add_argument("--node-memory", default="32Gi", metavar="Q", help="memory of each created node (default 32Gi)")
@@ -75,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
                         autoprovision_namespaces=not args.no_namespace_autoprovision)
     try:
         server = ApiServer(opts)
+    except ValueError as exc:  # an unusable token file
+        raise KubeschedError(f"--token-file: {exc}") from None
     except OSError as exc:
         raise KubeschedError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     serve_cluster.create_nodes(server.registry, node_pools)
@@ -86,8 +91,11 @@ def run(args: argparse.Namespace) -> int:
             server.store.close()
             server.sock.close()
             raise
-    if args.host not in ("127.0.0.1", "localhost", "::1") and not (args.token_file and args.tls):
-        print(f"kubesched: warning: listening on {args.host} without both --token-file and --tls",
+    if args.token_file and not args.tls:
+        print(f"kubesched: --token-file implies --tls: serving HTTPS with the CA in {data_dir / 'pki'}",
+              flush=True)
+    if args.host not in ("127.0.0.1", "localhost", "::1") and not (args.token_file or args.tls):
+        print(f"kubesched: warning: listening on {args.host} without authentication (--tls or --token-file)",
               file=sys.stderr)
     def ready() -> None:
         print(f"kubesched API server listening on {server.url} (store: {data_dir / 'store.db'}, "

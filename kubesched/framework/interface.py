@@ -19,6 +19,10 @@ Status codes per extension point (as upstream):
   order). Unreserve must be idempotent and never fail.
 - Permit: Success, Wait (with a timeout), or a rejection.
 - PreBind/Bind: Success, Skip (Bind only: try the next binder), or failure.
+
+``None`` is accepted wherever a Status is returned and means Success (Go's nil
+``*Status``). What else a plugin may return, and how a raised exception or a wrong value
+becomes an Error naming the plugin, is in :mod:`kubesched.framework.results`.
 """
 
 from __future__ import annotations

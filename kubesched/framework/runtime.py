@@ -12,8 +12,7 @@ pods of equal or higher priority go through upstream's two-pass per-node filteri
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,8 +27,13 @@ from kubesched.framework.interface import (
     PreEnqueuePlugin, PreFilterExtensions, PreFilterPlugin, PreFilterResult, PreScorePlugin,
     QueueSortPlugin, ReservePlugin, ScorePlugin,
 )
-from kubesched.framework.metrics import PointObserver, call_timed, timed_point
+from kubesched.framework.metrics import PointObserver, timed_point
 from kubesched.framework.nodetable import NodeTable
+from kubesched.framework.outcome import FilterOutcome, RowNames, SignatureCache
+from kubesched.framework.results import (
+    as_permit, as_post_filter, as_pre_filter, as_rows, as_score, as_status, call as _call, error as _error,
+    filter_error as _filter_error, score_error as _score_error,
+)
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.types import NodeInfo
 
@@ -43,96 +47,17 @@ EXTENSION_POINTS: dict[str, type] = {
 }
 
 
-def _call(plugin: Any, what: str, fn: Callable[..., Any], *args: Any) -> Any:
-    """Run one plugin call; an exception is a bug in the plugin and becomes an Error."""
-    try:
-        if args and type(args[0]) is CycleState and args[0].record_plugin_metrics:
-            return call_timed(plugin, what, fn, args[0], args)  # a sampled cycle
-        return fn(*args)
-    except Exception as exc:  # noqa: BLE001 - turned into an Error status naming the plugin
-        log.exception("plugin %s failed in %s", plugin.name, what)
-        return Status(Code.Error, (f"running {what} plugin {plugin.name!r}: {exc!r}",), plugin.name)
+def _rows(pl: Any, what: str, fn: Callable[..., Any], state: CycleState, pod: Pod, table: NodeTable,
+          rows: np.ndarray) -> np.ndarray | Status:
+    """One batch call over ``rows``, its result checked (an array per row, or an Error)."""
+    return as_rows(_call(pl, what, fn, state, pod, table, rows), fn.__name__, pl.name, int(rows.size),
+                   "b" if what == "Filter" else "i")
 
 
-class RowNames(Sequence[str]):
-    """The node names of NodeTable rows ``idx``, built only if a plugin reads them."""
-
-    __slots__ = ("_names", "_idx", "_list")
-
-    def __init__(self, names: list[str], idx: np.ndarray) -> None:
-        self._names = names
-        self._idx = idx
-        self._list: list[str] | None = None
-
-    def _materialize(self) -> list[str]:
-        if self._list is None:
-            names = self._names
-            self._list = [names[i] for i in self._idx.tolist()]
-        return self._list
-
-    def __getitem__(self, i: Any) -> Any:
-        return self._materialize()[i]
-
-    def __len__(self) -> int:
-        return int(self._idx.size)
-
-    def __iter__(self) -> Any:
-        return iter(self._materialize())
-
-
-class SignatureCache:
-    """Per (plugin, Filter|Score, pod signature): the plugin's results for every NodeTable
-    row and the table version they are current at. Bounded (least recently used go)."""
-
-    MAX_ENTRIES = 64
-
-    def __init__(self) -> None:
-        self._entries: OrderedDict[Hashable, tuple[NodeTable, int, np.ndarray]] = OrderedDict()
-        self._seen: OrderedDict[Hashable, None] = OrderedDict()
-
-    def seen(self, key: Hashable) -> bool:
-        """True from the second time a key is asked for: caching pays off only for repeats."""
-        if key in self._seen:
-            self._seen.move_to_end(key)
-            return True
-        self._seen[key] = None
-        if len(self._seen) > 16 * self.MAX_ENTRIES:
-            self._seen.popitem(last=False)
-        return False
-
-    def lookup(self, key: Hashable, table: NodeTable) -> np.ndarray | None:
-        entry = self._entries.get(key)
-        if entry is None or entry[0] is not table:
-            return None
-        self._entries.move_to_end(key)
-        return entry[2]
-
-    def changed(self, key: Hashable, table: NodeTable) -> np.ndarray | None:
-        return table.changed_since(self._entries[key][1])
-
-    def mark(self, key: Hashable, table: NodeTable) -> None:
-        t, _, arr = self._entries[key]
-        self._entries[key] = (t, table.version, arr)
-
-    def store(self, key: Hashable, table: NodeTable, arr: np.ndarray) -> None:
-        self._entries[key] = (table, table.version, arr)
-        if len(self._entries) > self.MAX_ENTRIES:
-            self._entries.popitem(last=False)
-
-
-class FilterOutcome:
-    """Result of filtering: feasible rows, and for each rejected row the rejecting plugin.
-
-    ``statuses`` holds the statuses already known (per-node plugins, PreFilter rejections);
-    :meth:`Framework.status_of` fills in the others from the plugin's per-node form.
-    """
-
-    __slots__ = ("feasible", "failed_by", "statuses")
-
-    def __init__(self) -> None:
-        self.feasible: np.ndarray = np.zeros(0, np.intp)
-        self.failed_by: dict[int, str] = {}
-        self.statuses: dict[int, Status] = {}
+def _built_in(pl: Any) -> bool:
+    """An in-tree plugin: its batch results need no checking (tests hold them to their
+    per-node forms), which keeps the checks off the built-in scheduling path."""
+    return type(pl).__module__.startswith("kubesched.plugins.")
 
 
 class Framework:
@@ -163,6 +88,7 @@ class Framework:
         self._batch_score = {pl.name for pl in self.points["score"] if isinstance(pl, BatchScorePlugin)}
         self._normalizes = {pl.name for pl in self.points["score"] if hasattr(pl, "normalize_score")}
         self._extensions_list = [pl for pl in self.points["preFilter"] if isinstance(pl, PreFilterExtensions)]
+        self._built_in = {pl.name for pts in self.points.values() for pl in pts if _built_in(pl)}
         self._node_local = {pl.name for pts in (self.points["filter"], self.points["score"]) for pl in pts
                             if hasattr(pl, "signature")}  # the NodeLocalPlugin protocol
         self.results = SignatureCache()
@@ -189,14 +115,21 @@ class Framework:
             if not isinstance(pl, points):
                 continue
             register = getattr(pl, "events_to_register", None)
-            out[name] = list(register()) if register is not None else [
+            if register is not None:
+                try:
+                    out[name] = list(register())
+                except Exception as exc:  # noqa: BLE001 - upstream NewFramework fails on an EventsToRegister error
+                    raise ProfileError(f"plugin {name!r}: events_to_register failed: {type(exc).__name__}: {exc}",
+                                       field=f"profiles[{self.profile_name}].plugins") from exc
+                continue
+            out[name] = [
                 ClusterEventWithHint(ClusterEvent(r, ActionType.All))
                 for r in (Resource.Pod, Resource.Node, Resource.PersistentVolumeClaim)]
         return out
 
     def run_pre_enqueue(self, pod: Pod) -> Status:
         for pl in self.points["preEnqueue"]:
-            st = _call(pl, "PreEnqueue", pl.pre_enqueue, pod)
+            st = as_status(_call(pl, "PreEnqueue", pl.pre_enqueue, pod), "pre_enqueue", pl.name)
             if not st.success:
                 return st.with_plugin(pl.name)
         return SUCCESS
@@ -212,10 +145,7 @@ class Framework:
         skip: set[str] = set()
         try:
             for pl in self.points["preFilter"]:
-                out = _call(pl, "PreFilter", pl.pre_filter, state, pod, nodes)
-                if isinstance(out, Status):
-                    return None, out, set()
-                r, st = out
+                r, st = as_pre_filter(_call(pl, "PreFilter", pl.pre_filter, state, pod, nodes), pl.name)
                 if st.code == Code.Skip:
                     skip.add(pl.name)
                     continue
@@ -226,7 +156,7 @@ class Framework:
                     if st.code == Code.Unschedulable:
                         ret = st
                         continue
-                    return None, st, set()
+                    return None, _error(f'running PreFilter plugin "{pl.name}": {st.message}', pl.name), set()
                 if r is not None and not r.all_nodes():
                     with_nodes.add(pl.name)
                 result = r if result is None else result.merge(r)
@@ -246,18 +176,18 @@ class Framework:
         for pl in self._extensions():
             if pl.name in state.skip_filter_plugins:
                 continue
-            st = _call(pl, "AddPod", pl.add_pod, state, pod, to_add, ni)
+            st = as_status(_call(pl, "AddPod", pl.add_pod, state, pod, to_add, ni), "add_pod", pl.name)
             if not st.success:
-                return st.with_plugin(pl.name)
+                return _error(f'running AddPod on PreFilter plugin "{pl.name}": {st.message}', pl.name)
         return SUCCESS
 
     def run_pre_filter_remove_pod(self, state: CycleState, pod: Pod, to_remove: Pod, ni: NodeInfo) -> Status:
         for pl in self._extensions():
             if pl.name in state.skip_filter_plugins:
                 continue
-            st = _call(pl, "RemovePod", pl.remove_pod, state, pod, to_remove, ni)
+            st = as_status(_call(pl, "RemovePod", pl.remove_pod, state, pod, to_remove, ni), "remove_pod", pl.name)
             if not st.success:
-                return st.with_plugin(pl.name)
+                return _error(f'running RemovePod on PreFilter plugin "{pl.name}": {st.message}', pl.name)
         return SUCCESS
 
     # -- Filter -----------------------------------------------------------------------
@@ -274,16 +204,17 @@ class Framework:
         for pl in self.points["filter"]:
             if pl.name in state.skip_filter_plugins:
                 continue
-            st = _call(pl, "Filter", pl.filter, state, pod, ni)
+            st = as_status(_call(pl, "Filter", pl.filter, state, pod, ni), "filter", pl.name)
             if not st.success:
                 if not st.rejected:
-                    st = Status(Code.Error, st.reasons, pl.name)
+                    return _filter_error(st, pl.name)
                 return st.with_plugin(pl.name)
         return SUCCESS
 
     def _nominated_state(self, state: CycleState, pod: Pod, ni: NodeInfo,
-                         ) -> tuple[bool, CycleState, NodeInfo]:
-        """addGENominatedPods: add nominated pods of >= priority to a copy of the node."""
+                         ) -> tuple[bool, CycleState, NodeInfo] | Status:
+        """addGENominatedPods: add nominated pods of >= priority to a copy of the node (an
+        AddPod failure is returned: upstream's error)."""
         nominated = [p for p in self.nominated_pods_for_node(ni.name)
                      if p.priority >= pod.priority and p.uid != pod.uid]
         if not nominated:
@@ -294,12 +225,15 @@ class Framework:
             ni_out.add_pod(p)
             st = self.run_pre_filter_add_pod(state_out, pod, p, ni_out)
             if not st.success:
-                return False, state, ni
+                return st
         return True, state_out, ni_out
 
     def run_filter_with_nominated_pods(self, state: CycleState, pod: Pod, ni: NodeInfo) -> Status:
         """Upstream RunFilterPluginsWithNominatedPods (two passes when pods were added)."""
-        added, st_state, st_ni = self._nominated_state(state, pod, ni)
+        nominated = self._nominated_state(state, pod, ni)
+        if isinstance(nominated, Status):
+            return nominated
+        added, st_state, st_ni = nominated
         status = self.run_filter(st_state, pod, st_ni)
         if added and status.success:
             status = self.run_filter(state, pod, ni)
@@ -326,9 +260,7 @@ class Framework:
             if pl.name in self._batch_filter:
                 res = self._batch(pl, "Filter", pl.filter_nodes, state, pod, table, alive)
                 if isinstance(res, Status):
-                    for i in alive.tolist():
-                        out.statuses[i] = res
-                        out.failed_by[i] = pl.name
+                    out.error = _filter_error(res, pl.name)
                     alive = alive[:0]
                     break
                 ok = np.asarray(res, dtype=bool)
@@ -337,21 +269,30 @@ class Framework:
             else:
                 keep = []
                 for i in alive.tolist():
-                    st = _call(pl, "Filter", pl.filter, state, pod, table.infos[i])
+                    st = as_status(_call(pl, "Filter", pl.filter, state, pod, table.infos[i]), "filter", pl.name)
                     if st.success:
                         keep.append(i)
-                    else:
-                        if not st.rejected:
-                            st = Status(Code.Error, st.reasons, pl.name)
+                    elif st.rejected:
                         out.failed_by[i] = pl.name
                         out.statuses[i] = st.with_plugin(pl.name)
+                    else:
+                        out.error = _filter_error(st, pl.name)
+                        keep = []
+                        break
                 alive = np.array(keep, dtype=np.intp)
-        for i in special:
+                if out.error is not None:
+                    break
+        for i in special if out.error is None else ():
             st = self.run_filter_with_nominated_pods(state, pod, table.infos[i])
+            if st.code == Code.Error:
+                out.error = st
+                break
             if not st.success:
                 out.failed_by[i] = st.plugin
                 out.statuses[i] = st
-        if special:
+        if out.error is not None:
+            alive = alive[:0]
+        elif special:
             ok_set = set(alive.tolist())
             ok_set.update(i for i in special if i not in out.failed_by)
             alive = np.array([i for i in idx.tolist() if i in ok_set], dtype=np.intp)
@@ -362,17 +303,22 @@ class Framework:
                table: NodeTable, idx: np.ndarray) -> Any:
         """Run a batch Filter/Score over rows ``idx``, through the signature cache for
         node-local plugins."""
+        rows: Callable[..., Any] = _call if pl.name in self._built_in else _rows
         if pl.name not in self._node_local:
-            return _call(pl, what, fn, state, pod, table, idx)
-        sig = pl.signature(pod)
+            return rows(pl, what, fn, state, pod, table, idx)
+        try:
+            sig = pl.signature(pod)
+        except Exception as exc:  # noqa: BLE001 - a plugin bug: run the plugin without the cache
+            log.error("plugin %s failed in signature: %s: %s", pl.name, type(exc).__name__, exc)
+            sig = None
         if sig is None:
-            return _call(pl, what, fn, state, pod, table, idx)
+            return rows(pl, what, fn, state, pod, table, idx)
         key = (pl.name, what, sig)
         full = self.results.lookup(key, table)
         if full is None:
             if not self.results.seen(key):
-                return _call(pl, what, fn, state, pod, table, idx)  # first of its kind
-            res = _call(pl, what, fn, state, pod, table, table.all)
+                return rows(pl, what, fn, state, pod, table, idx)  # first of its kind
+            res = rows(pl, what, fn, state, pod, table, table.all)
             if isinstance(res, Status):
                 return res
             full = np.asarray(res)
@@ -380,12 +326,12 @@ class Framework:
         else:
             changed = self.results.changed(key, table)
             if changed is None:
-                res = _call(pl, what, fn, state, pod, table, table.all)
+                res = rows(pl, what, fn, state, pod, table, table.all)
                 if isinstance(res, Status):
                     return res
                 full[:] = res
             elif changed.size:
-                res = _call(pl, what, fn, state, pod, table, changed)
+                res = rows(pl, what, fn, state, pod, table, changed)
                 if isinstance(res, Status):
                     return res
                 full[changed] = res
@@ -397,10 +343,10 @@ class Framework:
         st = out.statuses.get(i)
         if st is None:
             pl = self.by_name[out.failed_by[i]]
-            st = _call(pl, "Filter", pl.filter, state, pod, table.infos[i])
+            st = as_status(_call(pl, "Filter", pl.filter, state, pod, table.infos[i]), "filter", pl.name)
             if st.success:  # both forms must agree; report the disagreement loudly
                 st = Status(Code.Error, (f"plugin {pl.name} batch and per-node forms disagree",))
-            st = st.with_plugin(pl.name)
+            st = st.with_plugin(pl.name) if st.rejected else _filter_error(st, pl.name)
             out.statuses[i] = st
         return st
 
@@ -414,9 +360,11 @@ class Framework:
         result: PostFilterResult | None = None
         for pl in self.points["postFilter"]:
             out = _call(pl, "PostFilter", pl.post_filter, state, pod, filtered)
-            if isinstance(out, Status):
-                return None, out
-            r, st = out
+            r, st = as_post_filter(out, pl.name)
+            if st.code == Code.Error and not isinstance(out, tuple):
+                # raised, or returned a bare error: name the plugin (upstream passes a returned
+                # error on unwrapped; a Go plugin cannot raise)
+                return None, _error(f'running PostFilter plugin "{pl.name}": {st.message}', pl.name)
             if st.success:
                 return r, st.with_plugin(pl.name)
             if st.code == Code.UnschedulableAndUnresolvable:
@@ -435,12 +383,12 @@ class Framework:
         skip: set[str] = set()
         try:
             for pl in self.points["preScore"]:
-                st = _call(pl, "PreScore", pl.pre_score, state, pod, nodes)
+                st = as_status(_call(pl, "PreScore", pl.pre_score, state, pod, nodes), "pre_score", pl.name)
                 if st.code == Code.Skip:
                     skip.add(pl.name)
                     continue
                 if not st.success:
-                    return Status(Code.Error, st.reasons, pl.name)
+                    return _error(f'running PreScore plugin "{pl.name}": {st.message}', pl.name)
             return SUCCESS
         finally:
             state.skip_score_plugins = skip
@@ -459,23 +407,26 @@ class Framework:
             if pl.name in self._batch_score:
                 res = self._batch(pl, "Score", pl.score_nodes, state, pod, table, idx)
                 if isinstance(res, Status):
-                    return res
+                    return _score_error("running Score plugins", res, pl.name)
                 scores = np.array(res, dtype=np.int64)
             else:
                 vals = []
                 for i in idx.tolist():
-                    s = _call(pl, "Score", pl.score, state, pod, table.infos[i])
+                    s = as_score(_call(pl, "Score", pl.score, state, pod, table.infos[i]), pl.name)
                     if isinstance(s, Status):
-                        return s
-                    vals.append(int(s))
+                        return _score_error("running Score plugins", s, pl.name)
+                    vals.append(s)
                 scores = np.array(vals, dtype=np.int64)
             if pl.name in self._normalizes:  # the ScoreExtensions protocol
-                st = _call(pl, "NormalizeScore", pl.normalize_score, state, pod, names, scores)
-                if st is not None and not st.success:
-                    return st.with_plugin(pl.name)
+                st = as_status(_call(pl, "NormalizeScore", pl.normalize_score, state, pod, names, scores),
+                               "normalize_score", pl.name)
+                if not st.success:
+                    return _score_error("running Normalize on Score plugins", st, pl.name)
             if scores.size and (scores.max() > MAX_NODE_SCORE or scores.min() < MIN_NODE_SCORE):
-                return Status(Code.Error, (f"plugin {pl.name!r} returns an invalid score, it should "
-                                           f"in the range of [0, 100] after normalizing",), pl.name)
+                bad = int(scores[(scores > MAX_NODE_SCORE) | (scores < MIN_NODE_SCORE)][0])
+                return _error(f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an '
+                              f"invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, "
+                              f"{MAX_NODE_SCORE}] after normalizing", pl.name)
             weighted = scores * self.weights[pl.name]
             per_plugin[pl.name] = weighted
             totals += weighted
@@ -485,9 +436,11 @@ class Framework:
     @timed_point("Reserve")
     def run_reserve(self, state: CycleState, pod: Pod, node: str) -> Status:
         for pl in self.points["reserve"]:
-            st = _call(pl, "Reserve", pl.reserve, state, pod, node)
+            st = as_status(_call(pl, "Reserve", pl.reserve, state, pod, node), "reserve", pl.name)
             if not st.success:
-                return st.with_plugin(pl.name)
+                if st.rejected:
+                    return st.with_plugin(pl.name)
+                return _error(f'running Reserve plugin "{pl.name}": {st.message}', pl.name)
         return SUCCESS
 
     @timed_point("Unreserve")
@@ -500,15 +453,14 @@ class Framework:
         """Returns the combined status and, when Wait, the timeout per waiting plugin."""
         waits: dict[str, float] = {}
         for pl in self.points["permit"]:
-            out = _call(pl, "Permit", pl.permit, state, pod, node)
-            if isinstance(out, Status):
-                return out, {}
-            st, timeout = out
+            st, timeout = as_permit(_call(pl, "Permit", pl.permit, state, pod, node), pl.name)
             if st.code == Code.Wait:
-                waits[pl.name] = min(float(timeout), 15 * 60.0)
+                waits[pl.name] = min(timeout, 15 * 60.0)
                 continue
-            if not st.success:
+            if st.rejected:
                 return st.with_plugin(pl.name), {}
+            if not st.success:
+                return _error(f'running Permit plugin "{pl.name}": {st.message}', pl.name), {}
         if waits:
             return Status(Code.Wait, ("one or more plugins asked to wait",)), waits
         return SUCCESS, {}
@@ -516,19 +468,23 @@ class Framework:
     @timed_point("PreBind")
     def run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
         for pl in self.points["preBind"]:
-            st = _call(pl, "PreBind", pl.pre_bind, state, pod, node)
+            st = as_status(_call(pl, "PreBind", pl.pre_bind, state, pod, node), "pre_bind", pl.name)
             if st.code == Code.Skip:
                 continue
-            if not st.success:
+            if st.rejected:
                 return st.with_plugin(pl.name)
+            if not st.success:
+                return _error(f'running PreBind plugin "{pl.name}": {st.message}', pl.name)
         return SUCCESS
 
     @timed_point("Bind")
     def run_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
         for pl in self.points["bind"]:
-            st = _call(pl, "Bind", pl.bind, state, pod, node)
+            st = as_status(_call(pl, "Bind", pl.bind, state, pod, node), "bind", pl.name)
             if st.code == Code.Skip:
                 continue
+            if not st.success and not st.rejected:
+                return _error(f'running Bind plugin "{pl.name}": {st.message}', pl.name)
             return st.with_plugin(pl.name)
         return Status(Code.Skip)
 

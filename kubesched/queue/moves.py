@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 from kubesched.api.objects import Pod
 from kubesched.framework.events import ClusterEvent
 from kubesched.framework.interface import QueuedPodInfo
-from kubesched.framework.status import Code, Status
+from kubesched.framework.results import as_status, call as call_plugin
 from kubesched.queue import clusterevents as ce
 from kubesched.queue.active_queue import ActiveQueue
 from kubesched.queue.backoff_queue import BackoffQueue
@@ -96,11 +96,8 @@ class PodMover:
 
     @staticmethod
     def _run_pre_enqueue(pl: Any, qpi: QueuedPodInfo) -> bool:
-        try:
-            st: Status = pl.pre_enqueue(qpi.pod)
-        except Exception as exc:  # noqa: BLE001 - a plugin bug gates the pod, as an Error would
-            log.exception("PreEnqueue plugin %s failed", pl.name)
-            st = Status(Code.Error, (repr(exc),), pl.name)
+        # a plugin bug (raising, returning neither a Status nor None) gates the pod, as an Error would
+        st = as_status(call_plugin(pl, "PreEnqueue", pl.pre_enqueue, qpi.pod), "pre_enqueue", pl.name)
         if st.success:
             return True
         qpi.unschedulable_plugins.add(pl.name)

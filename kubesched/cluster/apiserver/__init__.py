@@ -24,7 +24,11 @@ Map of the package, outermost first::
     patch.py         merge, JSON and strategic merge patches
     resources.py     the served resources, as data
     errors.py        ApiError and Kubernetes Status objects
-    auth.py, tls.py, kubeconfig.py, metrics.py, bootstrap.py
+    auth.py          authentication: token file, client certificates, SelfSubjectReview
+    clientcert.py    the verified client certificate of a TLS connection, into the scope
+    tls.py           the generated CA, serving and client certificates
+    kubeconfig.py    the kubeconfig kubectl and clients use (and reading it back)
+    metrics.py, bootstrap.py
 
 Controllers and simulated nodes plug in as :class:`~.server.Component` s: they receive
 the server and use ``server.registry`` (``create``/``get``/``list``/``update``/``patch``/

@@ -1,7 +1,7 @@
 """The ASGI application: routes, middleware and the state handlers share.
 
 Layers, outermost first: request metrics (every response is counted, 401s included),
-bearer-token authentication, then Starlette routing to the REST endpoints
+authentication (tokens, client certificates; :mod:`.auth`), then Starlette routing to the REST endpoints
 (:mod:`.handlers`), discovery, ``/version``, health checks and ``/metrics``. The OpenAPI
 documents are minimal (:mod:`.openapi`): enough for kubectl's server-side validation
 check, and an empty ``/openapi/v2`` for older kubectl.
@@ -21,7 +21,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kubesched.cluster.apiserver import discovery, errors as E, openapi
-from kubesched.cluster.apiserver.auth import BearerAuth
+from kubesched.cluster.apiserver.auth import Authenticator, Authn
 from kubesched.cluster.apiserver.handlers import api_endpoint, json_response, status_response
 from kubesched.cluster.apiserver.metrics import CONTENT_TYPE, ApiMetrics
 from kubesched.cluster.apiserver.registry import Registry
@@ -37,7 +37,7 @@ class ApiConfig:
     body_timeout: float = 60.0
     bookmark_interval: float = 60.0
     min_request_timeout: float = 1800.0
-    tokens: frozenset[str] = field(default_factory=frozenset)
+    authn: Authn = field(default_factory=Authn)
 
 
 @dataclass(slots=True)
@@ -129,4 +129,4 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
     ]
     app = Starlette(routes=routes)
     app.state.kubesched = state
-    return RequestMetrics(BearerAuth(app, config.tokens), state.metrics), state
+    return RequestMetrics(Authenticator(app, config.authn), state.metrics), state

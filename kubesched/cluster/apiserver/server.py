@@ -4,7 +4,10 @@
 
 * the store (``DATA_DIR/store.db``) and the registry over it;
 * uvicorn serving the ASGI app on a socket bound before start-up (so ``--port 0`` works
-  and the kubeconfig names the real port), over HTTPS with ``--tls``;
+  and the kubeconfig names the real port), over HTTPS with ``--tls`` or ``--token-file``
+  (a token implies TLS: kubectl sends tokens only over HTTPS), asking clients for a
+  certificate signed by the server's CA (:mod:`.clientcert`, :mod:`.auth`);
+* the kubeconfig (``DATA_DIR/kubeconfig``, 0600) with the credentials it accepts;
 * a housekeeping thread that removes pods whose graceful deletion period ended;
 * :class:`Component` s: controllers, simulated nodes and the scheduler, added by their own
   packages. Each gets the :class:`Registry` (in-process, same semantics as HTTP, watches
@@ -29,12 +32,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Protocol
+from typing import Any, Protocol
 
 import uvicorn
 
 from kubesched.cluster.apiserver.app import DEFAULT_MAX_BODY, ApiConfig, build_app
-from kubesched.cluster.apiserver.auth import ensure_token_file
+from kubesched.cluster.apiserver.auth import Authn, ensure_token_file
+from kubesched.cluster.apiserver.clientcert import server_ssl_options, with_client_identity
 from kubesched.cluster.apiserver.deletion import reap
 from kubesched.cluster.apiserver.httpproto import READ_HEADER_TIMEOUT, listen, with_header_timeout
 from kubesched.cluster.apiserver.kubeconfig import write_kubeconfig
@@ -73,6 +77,11 @@ class ServeOptions:
     autoprovision_namespaces: bool = True
     header_timeout: float = READ_HEADER_TIMEOUT  # seconds a client has to send a request head
 
+    @property
+    def uses_tls(self) -> bool:
+        """``--tls``, or ``--token-file`` (which implies it)."""
+        return self.tls or self.token_file is not None
+
 
 class _Terminated(Exception):
     """SIGTERM, re-raised by uvicorn after its graceful shutdown."""
@@ -97,28 +106,35 @@ class ApiServer:
         self.opts = opts
         self.components = list(components)
         data = opts.data_dir
-        data.mkdir(parents=True, exist_ok=True)
+        if not data.exists():
+            data.mkdir(mode=0o700, parents=True)  # it holds the store, keys and credentials
+        tokens = ensure_token_file(opts.token_file) if opts.token_file else {}  # before the store opens
         self.store = Store(data / "store.db", history=opts.watch_history)
         self.registry = Registry(self.store, autoprovision_namespaces=opts.autoprovision_namespaces)
         self.registry.bootstrap()
-        tokens = ensure_token_file(opts.token_file) if opts.token_file else frozenset()
         self.token = sorted(tokens)[0] if tokens else None
-        self.tls: TlsFiles | None = ensure_certificates(data / "pki", opts.host) if opts.tls else None
+        # kubectl never sends a bearer token over plain HTTP: a token implies TLS
+        self.tls: TlsFiles | None = ensure_certificates(data / "pki", opts.host) if opts.uses_tls else None
         self.sock, address = listen(opts.host, opts.port)
         self.port = self.sock.getsockname()[1]
         self.url = f"{'https' if self.tls else 'http'}://{address}"
-        self.kubeconfig = write_kubeconfig(data / "kubeconfig", self.url,
-                                           ca_file=self.tls.ca_cert if self.tls else None, token=self.token)
+        self.kubeconfig = write_kubeconfig(
+            data / "kubeconfig", self.url, ca_file=self.tls.ca_cert if self.tls else None, token=self.token,
+            client_cert=(self.tls.client_cert, self.tls.client_key) if self.tls else None)
         self.app, self.state = build_app(self.registry, ApiConfig(
             server_address=address, max_body_bytes=opts.max_body_bytes,
             bookmark_interval=opts.bookmark_interval, min_request_timeout=opts.min_request_timeout,
-            tokens=tokens))
+            authn=Authn(tokens=tokens, client_certs=self.tls is not None)))
+        protocol = with_header_timeout(opts.header_timeout)
+        ssl_options: dict[str, Any] = {}
+        if self.tls is not None:
+            protocol = with_client_identity(protocol)
+            ssl_options = {"ssl_certfile": str(self.tls.cert), "ssl_keyfile": str(self.tls.key),
+                           **server_ssl_options(str(self.tls.ca_cert))}
         config = uvicorn.Config(
-            self.app, http=with_header_timeout(opts.header_timeout), loop="asyncio", lifespan="off", access_log=False, log_level="warning",
+            self.app, http=protocol, loop="asyncio", lifespan="off", access_log=False, log_level="warning",
             limit_concurrency=opts.limit_concurrency, timeout_keep_alive=30, timeout_graceful_shutdown=5,
-            h11_max_incomplete_event_size=64 * 1024, server_header=False,
-            ssl_certfile=str(self.tls.cert) if self.tls else None,
-            ssl_keyfile=str(self.tls.key) if self.tls else None)
+            h11_max_incomplete_event_size=64 * 1024, server_header=False, **ssl_options)
         self._server = _Uvicorn(config, self)
         self._housekeeper: threading.Thread | None = None
         self._thread: threading.Thread | None = None

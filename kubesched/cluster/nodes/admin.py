@@ -1,7 +1,7 @@
 """Failure injection against a running ``kubesched serve``: ``kubesched node stop|start|kill``.
 
 It goes through the server's REST API with the kubeconfig the server wrote
-(``DATA_DIR/kubeconfig``: address, CA and token), so it works from any process:
+(``DATA_DIR/kubeconfig``: address, CA and token or client certificate), so it works from any process:
 
 * ``stop NAME``: annotate the node ``kubesched.io/heartbeat=stopped``; its simulated
   kubelet stops renewing the Lease and reporting status (the same as
@@ -15,7 +15,6 @@ It goes through the server's REST API with the kubeconfig the server wrote
 
 from __future__ import annotations
 
-import base64
 import json
 import ssl
 import urllib.error
@@ -27,6 +26,7 @@ import yaml
 
 from kubesched.api.defaults import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
 from kubesched.api.errors import KubeschedError
+from kubesched.cluster.apiserver.kubeconfig import client_credentials
 from kubesched.cluster.nodes.agent import HEARTBEAT_ANNOTATION, STOPPED
 
 KILLED_DIR = "killed-nodes"
@@ -43,13 +43,11 @@ class Client:
             user = (cfg.get("users") or [{}])[0].get("user") or {}
         except (OSError, yaml.YAMLError, KeyError, IndexError, TypeError) as exc:
             raise KubeschedError(f"cannot read kubeconfig {kubeconfig}: {exc}") from None
-        self.headers = {"Accept": "application/json"}
-        if user.get("token"):
-            self.headers["Authorization"] = f"Bearer {user['token']}"
-        self.context: ssl.SSLContext | None = None
-        if cluster.get("certificate-authority-data"):
-            ca = base64.b64decode(cluster["certificate-authority-data"]).decode()
-            self.context = ssl.create_default_context(cadata=ca)
+        try:
+            headers, self.context = client_credentials(cluster, user)
+        except (ValueError, ssl.SSLError) as exc:
+            raise KubeschedError(f"cannot use the credentials of kubeconfig {kubeconfig}: {exc}") from None
+        self.headers = {"Accept": "application/json", **headers}
 
     def call(self, method: str, path: str, body: Any = None,
              content_type: str = "application/json") -> tuple[int, dict[str, Any]]:

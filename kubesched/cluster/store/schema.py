@@ -25,6 +25,7 @@ on this project's machines is ~0.1 ms per commit.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -60,10 +61,31 @@ CREATE TABLE IF NOT EXISTS events (
 SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA")
 
 
+def make_private(path: Path) -> None:
+    """Create the database file readable by its owner only (0600) if it is missing, and
+    take group and other permissions away from it and its ``-wal``/``-shm``/``-journal``
+    files if they have any. SQLite creates those files with the database file's
+    permissions, so they are 0600 too. The store holds every object, Secrets included."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    for p in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal"))):
+        try:
+            mode = os.stat(p).st_mode & 0o777
+        except FileNotFoundError:
+            continue
+        if mode & 0o077:
+            os.chmod(p, mode & 0o700)
+
+
 def connect(path: Path, synchronous: str = "FULL") -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit), WAL journal."""
+    """A connection in autocommit mode (transactions are explicit), WAL journal; the
+    files are private to their owner (:func:`make_private`)."""
     if synchronous not in SYNCHRONOUS:
         raise ValueError(f"synchronous must be one of {SYNCHRONOUS}")
+    if str(path) != ":memory:":
+        make_private(path)
     conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=30.0)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA synchronous={synchronous}")

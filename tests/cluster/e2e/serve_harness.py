@@ -4,7 +4,6 @@ one :func:`eventually` of the cluster and live tests (their helper modules re-ex
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import queue
@@ -18,6 +17,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from base64 import b64decode
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -130,7 +130,9 @@ class Server:
     # -- clients --------------------------------------------------------------------------
     def kubectl(self, *args: str, check: bool = True, input: str | None = None,
                 timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        # stdin closed unless there is input: a kubeconfig that lacks credentials must fail, not prompt
         out = subprocess.run([kubectl_path(), *args], capture_output=True, text=True, input=input,
+                             stdin=subprocess.DEVNULL if input is None else None,
                              timeout=timeout, env={**os.environ, "KUBECONFIG": str(self.kubeconfig)})
         if check and out.returncode != 0:
             raise AssertionError(f"kubectl {' '.join(args)} failed ({out.returncode}):\n{out.stdout}\n{out.stderr}")
@@ -142,24 +144,27 @@ class Server:
         return config.new_client_from_config(config_file=str(self.kubeconfig))
 
     def _auth(self) -> tuple[dict[str, str], ssl.SSLContext | None]:
+        """The kubeconfig's credentials: a token header and/or a context with its CA and
+        client certificate."""
+        from kubesched.cluster.apiserver.kubeconfig import client_credentials
+
         cfg = yaml.safe_load(self.kubeconfig.read_text())
-        headers = {}
-        token = (cfg["users"][0].get("user") or {}).get("token")
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        ctx = None
+        return client_credentials(cfg["clusters"][0]["cluster"], cfg["users"][0].get("user") or {})
+
+    def ca_only_context(self) -> ssl.SSLContext | None:
+        cfg = yaml.safe_load(self.kubeconfig.read_text())
         ca = cfg["clusters"][0]["cluster"].get("certificate-authority-data")
-        if ca:
-            ctx = ssl.create_default_context(cadata=base64.b64decode(ca).decode())
-        return headers, ctx
+        return ssl.create_default_context(cadata=b64decode(ca).decode()) if ca else None
 
     def request(self, method: str, path: str, body: Any = None, *, raw: bytes | None = None,
                 content_type: str = "application/json", headers: dict[str, str] | None = None,
                 auth: bool = True, timeout: float = 30) -> tuple[int, Any]:
-        """(status, decoded JSON body or text); never raises for HTTP errors."""
+        """(status, decoded JSON body or text); never raises for HTTP errors. ``auth=False``:
+        no token and no client certificate (the server is still verified with the CA)."""
         hdrs, ctx = self._auth()
         if not auth:
             hdrs = {}
+            ctx = self.ca_only_context()
         hdrs.update(headers or {})
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
         if data is not None:

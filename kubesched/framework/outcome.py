@@ -1,0 +1,101 @@
+"""Helpers of the Framework's batch execution: the rows' node names built only when read,
+the per-signature result cache of node-local plugins, and the outcome of filtering.
+
+Kept apart from :mod:`.runtime` so the runtime reads as upstream's framework.go does:
+one method per extension point.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+from kubesched.framework.nodetable import NodeTable
+from kubesched.framework.status import Status
+
+
+class RowNames(Sequence[str]):
+    """The node names of NodeTable rows ``idx``, built only if a plugin reads them."""
+
+    __slots__ = ("_names", "_idx", "_list")
+
+    def __init__(self, names: list[str], idx: np.ndarray) -> None:
+        self._names = names
+        self._idx = idx
+        self._list: list[str] | None = None
+
+    def _materialize(self) -> list[str]:
+        if self._list is None:
+            names = self._names
+            self._list = [names[i] for i in self._idx.tolist()]
+        return self._list
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._materialize()[i]
+
+    def __len__(self) -> int:
+        return int(self._idx.size)
+
+    def __iter__(self) -> Any:
+        return iter(self._materialize())
+
+
+class SignatureCache:
+    """Per (plugin, Filter|Score, pod signature): the plugin's results for every NodeTable
+    row and the table version they are current at. Bounded (least recently used go)."""
+
+    MAX_ENTRIES = 64
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[Hashable, tuple[NodeTable, int, np.ndarray]] = OrderedDict()
+        self._seen: OrderedDict[Hashable, None] = OrderedDict()
+
+    def seen(self, key: Hashable) -> bool:
+        """True from the second time a key is asked for: caching pays off only for repeats."""
+        if key in self._seen:
+            self._seen.move_to_end(key)
+            return True
+        self._seen[key] = None
+        if len(self._seen) > 16 * self.MAX_ENTRIES:
+            self._seen.popitem(last=False)
+        return False
+
+    def lookup(self, key: Hashable, table: NodeTable) -> np.ndarray | None:
+        entry = self._entries.get(key)
+        if entry is None or entry[0] is not table:
+            return None
+        self._entries.move_to_end(key)
+        return entry[2]
+
+    def changed(self, key: Hashable, table: NodeTable) -> np.ndarray | None:
+        return table.changed_since(self._entries[key][1])
+
+    def mark(self, key: Hashable, table: NodeTable) -> None:
+        t, _, arr = self._entries[key]
+        self._entries[key] = (t, table.version, arr)
+
+    def store(self, key: Hashable, table: NodeTable, arr: np.ndarray) -> None:
+        self._entries[key] = (table, table.version, arr)
+        if len(self._entries) > self.MAX_ENTRIES:
+            self._entries.popitem(last=False)
+
+
+class FilterOutcome:
+    """Result of filtering: feasible rows, and for each rejected row the rejecting plugin.
+
+    ``statuses`` holds the statuses already known (per-node plugins, PreFilter rejections);
+    :meth:`Framework.status_of` fills in the others from the plugin's per-node form.
+    ``error``: the first Error status a plugin gave; filtering stopped there and the
+    cycle fails with it (upstream findNodesThatPassFilters cancels on an Error).
+    """
+
+    __slots__ = ("feasible", "failed_by", "statuses", "error")
+
+    def __init__(self) -> None:
+        self.feasible: np.ndarray = np.zeros(0, np.intp)
+        self.failed_by: dict[int, str] = {}
+        self.statuses: dict[int, Status] = {}
+        self.error: Status | None = None
