@@ -167,3 +167,47 @@ spec:
     (out,) = sim.results()
     assert out.status == "Unschedulable"
     assert out.message == '0/2 nodes are available: persistentvolumeclaim "missing" not found. not found'
+
+
+def test_csi_limit_fills_up_across_binds(tmp_path: Path) -> None:
+    """One node whose CSINode allows 2 volumes of a.csi; three pods, each with its own bound
+    CSI volume. The first two fit (0+1 <= 2, 1+1 <= 2), the third does not (2+1 > 2) and
+    preemption cannot help (equal priorities): the batch form's columns must see each bind."""
+    docs = ["""apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {capacity: {cpu: "8", memory: 8Gi, pods: "10"}}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {name: n1}
+spec: {drivers: [{name: a.csi, nodeID: n1, allocatable: {count: 2}}]}"""]
+    for i in range(3):
+        docs.append(f"""apiVersion: v1
+kind: PersistentVolume
+metadata: {{name: pv{i}}}
+spec: {{capacity: {{storage: 1Gi}}, accessModes: [ReadWriteOnce], csi: {{driver: a.csi, volumeHandle: h{i}}},
+        claimRef: {{namespace: default, name: c{i}}}}}
+status: {{phase: Bound}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {{name: c{i}, annotations: {{pv.kubernetes.io/bind-completed: "yes"}}}}
+spec: {{accessModes: [ReadWriteOnce], storageClassName: "", volumeName: pv{i}, resources: {{requests: {{storage: 1Gi}}}}}}
+status: {{phase: Bound}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: p{i}}}
+spec:
+  containers: [{{name: c, image: i}}]
+  volumes: [{{name: v, persistentVolumeClaim: {{claimName: c{i}}}}}]""")
+    f = tmp_path / "limits.yaml"
+    f.write_text("\n---\n".join(docs))
+    sim = Simulation(load_manifests([str(f)]), load_config(None), tie_break="name")
+    sim.run(single_pass=True)
+    got = {o.pod.name: (o.status, o.message) for o in sim.results()}
+    assert got == {
+        "p0": ("Scheduled", None), "p1": ("Scheduled", None),
+        "p2": ("Unschedulable", "0/1 nodes are available: 1 node(s) exceed max volume count. preemption: "
+                                "0/1 nodes are available: 1 No preemption victims found for incoming pod.")}
