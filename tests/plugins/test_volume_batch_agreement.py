@@ -50,9 +50,15 @@ def clusters(draw: Any) -> tuple[Any, list[Any], list[Any], list[Any]]:
         if draw(st.integers(0, 4)) == 0:
             w.set("spec.volumes", [{"name": "ebs", "awsElasticBlockStore": {"volumeID": "vol-x"}}])
         existing.append(w.obj())
-    pod = make_pod().name("incoming")
-    for c in draw(st.lists(st.sampled_from(claims), min_size=1, max_size=3, unique=True)):
-        pod.pvc(c)
+    vols: list[Any] = [{"name": c, "persistentVolumeClaim": {"claimName": c}}
+                       for c in draw(st.lists(st.sampled_from(claims), min_size=1, max_size=3, unique=True))]
+    if draw(st.integers(0, 2)) == 0:  # an in-tree disk: counted as ebs.csi.aws.com where a CSINode exists
+        vols.append({"name": "ebs", "awsElasticBlockStore": {"volumeID": draw(st.sampled_from(["vol-x", "vol-y"]))}})
+        for i in range(n):
+            if draw(st.booleans()):
+                objects.append(S.csi_node(f"n{i}", {"ebs.csi.aws.com": draw(st.integers(0, 2))}))
+                break
+    pod = make_pod().name("incoming").set("spec.volumes", vols)
     return pod.obj(), existing, nodes, objects
 
 

@@ -33,6 +33,7 @@ class VolumeColumns:
         self.uniques: list[dict[str, str]] = []  # row -> attached unique name -> driver
         self.broken: set[int] = set()  # rows whose pods' volumes could not be resolved
         self.where: dict[str, set[int]] = {}  # attached unique name -> rows
+        self.limited = np.zeros(0, dtype=bool)  # rows whose CSINode sets any limit
 
     def refresh(self, table: NodeTable, storage_version: Any, csi_node: Callable[[str], CSINode | None],
                 attached: Attached, limits: Limits) -> None:
@@ -46,6 +47,7 @@ class VolumeColumns:
         self.table, self.storage_version, self.table_version = table, storage_version, table.version
         self.limit, self.count, self.uniques, self.broken = {}, {}, [{} for _ in range(table.size)], set()
         self.where = {}
+        self.limited = np.zeros(table.size, dtype=bool)
         for i in range(table.size):
             self._row(table, i, csi_node, attached, limits)
 
@@ -61,6 +63,7 @@ class VolumeColumns:
         ni = table.infos[i]
         cn = csi_node(ni.name)
         lim = limits(cn)
+        self.limited[i] = bool(lim)
         for d, col in self.limit.items():
             col[i] = lim.get(d, -1)
         for d, v in lim.items():

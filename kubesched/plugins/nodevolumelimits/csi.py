@@ -283,12 +283,17 @@ class CSILimits:
         infos = table.infos
         s = state.get(_KEY)
         version = getattr(self.lister, "version", None)
-        if s is None or s.new_volumes is None or version is None:
+        if s is None or version is None or (s.new_volumes is None and s.problem is not None):
             return np.fromiter((self.filter(state, pod, infos[i]).success for i in idx.tolist()),
                                dtype=bool, count=idx.size)
-        if not s.new_volumes:
+        if s.new_volumes is not None and not s.new_volumes:
             return np.ones(idx.size, dtype=bool)
         self._columns.refresh(table, version, self.lister.csi_node, self._node_attached, self._limits_of)
+        if s.new_volumes is None:  # node-dependent (in-tree) volumes: only limited rows can fail
+            ok = ~self._columns.limited[idx]
+            for j in np.nonzero(~ok)[0].tolist():
+                ok[j] = self.filter(state, pod, infos[int(idx[j])]).success
+            return ok
         ok, exact = self._columns.fits(idx, s.new_volumes)
         for j in exact:
             ok[j] = self.filter(state, pod, infos[int(idx[j])]).success
