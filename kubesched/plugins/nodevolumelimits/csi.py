@@ -290,10 +290,10 @@ class CSILimits:
             return np.ones(idx.size, dtype=bool)
         self._columns.refresh(table, version, self.lister.csi_node, self._node_attached, self._limits_of)
         if s.new_volumes is None:  # node-dependent (in-tree) volumes: only limited rows can fail
-            ok = ~self._columns.limited[idx]
-            for j in np.nonzero(~ok)[0].tolist():
-                ok[j] = self.filter(state, pod, infos[int(idx[j])]).success
-            return ok
+            free: np.ndarray = ~self._columns.limited[idx]
+            for j in np.nonzero(~free)[0].tolist():
+                free[j] = self.filter(state, pod, infos[int(idx[j])]).success
+            return free
         ok, exact = self._columns.fits(idx, s.new_volumes)
         for j in exact:
             ok[j] = self.filter(state, pod, infos[int(idx[j])]).success
