@@ -56,11 +56,12 @@ def test_defaults_pv_pvc_class_driver() -> None:
     (_pv(persistentVolumeReclaimPolicy="Keep"), "spec.persistentVolumeReclaimPolicy", "Unsupported value"),
     (_pv(hostPath=None), "spec", "must specify a volume type"),
     (_pv(local={"path": "/d"}), "spec.local", "may not specify more than 1 volume type"),
-    (_pvc(resources={}), "spec.resources.requests.storage", "Required value"),
-    (_pvc(resources={"requests": {"storage": "0"}}), "spec.resources.requests.storage", "must be greater than zero"),
+    (_pvc(resources={}), "spec.resources[storage]", "Required value"),
+    (_pvc(resources={"requests": {"storage": "0"}}), "spec.resources[storage]", "must be greater than zero"),
+    (_pv(capacity={"storage": "0"}), "spec.capacity[storage]", "must be greater than zero"),
     (_pvc(accessModes=["ReadWriteSometimes"]), "spec.accessModes", "Unsupported value"),
 ], ids=["pv-no-modes", "pv-rwop-mixed", "pv-no-capacity", "pv-bad-reclaim", "pv-no-source", "pv-two-sources",
-        "pvc-no-request", "pvc-zero-request", "pvc-bad-mode"])
+        "pvc-no-request", "pvc-zero-request", "pv-zero-capacity", "pvc-bad-mode"])
 def test_validation_errors_name_the_field(raw: dict[str, Any], field: str, msg: str) -> None:
     with pytest.raises(DecodeError) as exc:
         decode_storage(default_object(raw, {}))

@@ -138,7 +138,7 @@ def validate_pv(meta: Mapping[str, Any], spec: Mapping[str, Any], labels: Mappin
     for k in cap:
         if k != "storage":
             raise not_supported("spec.capacity", k, ("storage",))
-    _positive_storage(cap["storage"], "spec.capacity.storage")
+    _positive_storage(cap["storage"], "spec.capacity[storage]")
     rp = spec.get("persistentVolumeReclaimPolicy")
     if rp and rp not in RECLAIM_POLICIES:
         raise not_supported("spec.persistentVolumeReclaimPolicy", rp, RECLAIM_POLICIES)
@@ -175,8 +175,8 @@ def validate_pvc(meta: Mapping[str, Any], spec: Mapping[str, Any], labels: Mappi
     res = _obj(spec.get("resources"), "spec.resources")
     req = _obj(res.get("requests"), "spec.resources.requests")
     if req.get("storage") is None:
-        raise required("spec.resources.requests.storage")
-    _positive_storage(req["storage"], "spec.resources.requests.storage")
+        raise required("spec.resources[storage]")
+    _positive_storage(req["storage"], "spec.resources[storage]")
     _class_name(spec)
     _volume_mode(spec)
 
