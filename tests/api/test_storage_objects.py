@@ -86,7 +86,8 @@ def test_csinode_allocatable_must_not_be_negative() -> None:
 def test_pod_volumes_parsed_with_ephemeral_claim_names() -> None:
     pod = Pod.from_dict({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i"}], "volumes": [
         {"name": "data", "persistentVolumeClaim": {"claimName": "claim"}},
-        {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}},
+        {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {
+            "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}},
         {"name": "disk", "awsElasticBlockStore": {"volumeID": "vol-1"}}]}})
     assert [(v.source, v.claim_name, v.disk_id) for v in pod.volumes] == [
         ("persistentVolumeClaim", "claim", ""), ("ephemeral", "p-scratch", ""), ("awsElasticBlockStore", "", "vol-1")]
@@ -118,3 +119,12 @@ spec:
     m = load_manifests([str(f)])
     assert [type(o).__name__ for o in m.storage] == ["PersistentVolumeClaim"]
     assert m.pods[0].pvc_names == ("c",)
+
+
+def test_ephemeral_template_is_validated_with_the_pod() -> None:
+    """Pod validation checks a generic ephemeral volume's claim template as a PVC spec
+    (upstream ValidateVolumes -> ValidatePersistentVolumeClaimSpec)."""
+    with pytest.raises(DecodeError) as exc:
+        Pod.from_dict({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i"}], "volumes": [
+            {"name": "v", "ephemeral": {"volumeClaimTemplate": {"spec": {"resources": {"requests": {"storage": "1Gi"}}}}}}]}})
+    assert exc.value.field == "spec.volumes[0].ephemeral.volumeClaimTemplate.spec.accessModes"
