@@ -187,3 +187,21 @@ def test_inline_ebs_migrated_counts_against_the_csi_limit() -> None:
     assert got == {"machine1": (Code.Unschedulable, ("node(s) exceed max volume count",))}
     assert _codes(CSILimits, pod, [existing], [NODE], [S.csi_node("machine1", {EBS: 2})]) == {"machine1": OK}
     assert _codes(CSILimits, pod, [existing], [NODE], []) == {"machine1": OK}  # no CSINode: no migration, no limit
+
+
+def test_volume_attachments_count_against_the_limit() -> None:
+    """NodeVolumeLimits' ``getNodeVolumeAttachmentInfo`` (nodevolumelimits/csi.go): a volume the
+    attach/detach controller still has attached to the node counts, once, even when no pod on
+    the node uses it (1 attached + 1 new > 1; <= 2)."""
+    from kubesched.api.storage import VolumeAttachment
+    va = VolumeAttachment.from_dict({"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment",
+                                     "metadata": {"name": "va"},
+                                     "spec": {"attacher": EBS, "nodeName": "machine1",
+                                              "source": {"persistentVolumeName": "pv-1"}}})
+    pod = make_pod().name("p").pvc("csi-ebs.csi.aws.com-0").obj()
+    got = _codes(CSILimits, pod, [], [NODE], _limits_objects(1) + [va])
+    assert got == {"machine1": (Code.Unschedulable, ("node(s) exceed max volume count",))}
+    assert _codes(CSILimits, pod, [], [NODE], _limits_objects(2) + [va]) == {"machine1": OK}
+    # the pod's own volume attached by a VolumeAttachment is not new
+    own = make_pod().name("p").pvc("csi-ebs.csi.aws.com-1").obj()
+    assert _codes(CSILimits, own, [], [NODE], _limits_objects(1) + [va]) == {"machine1": OK}

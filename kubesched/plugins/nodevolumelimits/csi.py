@@ -5,7 +5,7 @@ Each pod volume that attaches through a CSI driver is identified as ``driver/han
 claims through their bound PV (a CSI PV, or an in-tree PV whose plugin is migrated to CSI)
 or, unbound, through their class's provisioner with a per-claim handle; inline in-tree
 disks (EBS, GCE PD, Azure Disk, Cinder) through their CSI translation. The volumes of the
-node's pods are counted once each; the pod's new ones must fit each driver's limit in the
+node's pods and those its VolumeAttachments hold are counted once each; the pod's new ones must fit each driver's limit in the
 node's CSINode ("node(s) exceed max volume count", Unschedulable: preemption may help).
 """
 
@@ -85,6 +85,8 @@ class CSILimits:
         self._limits: dict[int, tuple[CSINode, dict[str, int]]] = {}
         self._per_node: dict[str, tuple[Any, CSINode | None, dict[str, str]]] = {}
         self._columns = VolumeColumns()
+        self._va_index: dict[str, dict[str, str]] = {}
+        self._va_version: Any = None
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status]:
@@ -143,9 +145,23 @@ class CSILimits:
         for other in node_info.pods:
             if other.volumes:
                 self._attached(other, csi_node, attached)
+        for unique, driver in self._attachments(node_info.name, version).items():
+            attached.setdefault(unique, driver)  # counted once, with the pods' volumes
         if version is not None:
             self._per_node[node_info.name] = (key, csi_node, attached)
         return attached
+
+    def _attachments(self, node_name: str, version: Any) -> dict[str, str]:
+        """``getNodeVolumeAttachmentInfo``: volumes the attach/detach controller has attached
+        to the node (VolumeAttachments of a CSI PV), as ``attacher/handle`` -> attacher."""
+        if version is None or version != self._va_version:
+            index: dict[str, dict[str, str]] = {}
+            for va in self.lister.volume_attachments():
+                pv = self.lister.pv(va.pv_name) if va.attacher and va.pv_name else None
+                if pv is not None and pv.source == "csi":
+                    index.setdefault(va.node_name, {})[f"{va.attacher}/{pv.volume_handle}"] = va.attacher
+            self._va_index, self._va_version = index, version
+        return self._va_index.get(node_name, {})
 
     # -- which volumes attach ----------------------------------------------------------
     def _attachable(self, pod: Pod, csi_node: CSINode | None, new_pod: bool, out: dict[str, str]) -> None:
