@@ -153,3 +153,52 @@ def test_static_binding_prefers_smallest_pv() -> None:
     pl.unreserve(state, pod, "node1")
     reverted = pl.binder.cache.get_pv("pv-small")
     assert reverted is not None and reverted.claim_ref is None
+
+
+def _cycle(objects: list[Any], node: Any) -> tuple[Any, Any, Any, Any]:
+    from kubesched.framework.cycle_state import CycleState
+    pod = make_pod().name("pod-a").pvc("pvc").obj()
+    handle = handle_for([], [node])
+    store = InProcessStorage({node.name: node}.get)
+    store.load(_classes() + objects)
+    handle.storage = handle.storage_writer = store
+    pl = VolumeBinding(None, handle)
+    state = CycleState()
+    assert pl.pre_filter(state, pod, handle.snapshot.node_infos)[1].success
+    assert pl.filter(state, pod, handle.snapshot.node_infos[0]).success
+    assert pl.reserve(state, pod, node.name).success
+    return pl, state, pod, store
+
+
+def test_prebind_static_binding_and_provisioning() -> None:
+    """binder_test.go TestBindPodVolumes: a static binding writes the PV's claimRef (with the
+    claim's uid, bound-by-controller) and the PV controller completes it; a provisioning writes
+    selected-node and waits until the provisioned PV is bound."""
+    node = make_node().name("node1").label("zone", "z1").capacity(cpu="1").obj()
+    pl, state, pod, store = _cycle([S.pvc("pvc", WAIT), S.pv("pv-1", WAIT)], node)
+    assert pl.pre_bind(state, pod, "node1").success
+    pv, pvc = store.pv("pv-1"), store.pvc("default", "pvc")
+    assert pv is not None and pvc is not None
+    assert pv.claim_ref is not None and pv.claim_ref.uid == "uid-default-pvc" and pv.phase == "Bound"
+    assert pv.annotations["pv.kubernetes.io/bound-by-controller"] == "yes"
+    assert (pvc.volume_name, pvc.phase, pvc.annotations["pv.kubernetes.io/bind-completed"]) == ("pv-1", "Bound", "yes")
+
+    pl, state, pod, store = _cycle([S.storage_class(PROV, provisioner="p.csi"), S.pvc("pvc", PROV)], node)
+    assert pl.pre_bind(state, pod, "node1").success
+    pvc = store.pvc("default", "pvc")
+    assert pvc is not None and pvc.annotations["volume.kubernetes.io/selected-node"] == "node1"
+    assert pvc.volume_name == "pvc-uid-default-pvc" and pvc.phase == "Bound"
+
+
+def test_prebind_write_refused_is_an_error_and_unreserve_reverts() -> None:
+    """binder_test.go "bind-api-update fails": the PVC is gone when PreBind writes: an Error
+    status; Unreserve drops the assumed (annotated) claim."""
+    node = make_node().name("node1").capacity(cpu="1").obj()
+    pl, state, pod, store = _cycle([S.storage_class(PROV, provisioner="p.csi"), S.pvc("pvc", PROV)], node)
+    assert pl.binder.cache.get_pvc("default", "pvc").annotations.get(  # type: ignore[union-attr]
+        "volume.kubernetes.io/selected-node") == "node1"
+    del store.pvc_map["default/pvc"]
+    st = pl.pre_bind(state, pod, "node1")
+    assert st.code == Code.Error and 'persistentvolumeclaims "pvc" not found' in st.message
+    pl.unreserve(state, pod, "node1")
+    assert pl.binder.cache.get_pvc("default", "pvc") is None
