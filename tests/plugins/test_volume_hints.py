@@ -75,3 +75,15 @@ def test_volume_restrictions_hints() -> None:
     stranger = make_pod().name("stranger").pvc("else").node("n").obj()
     assert deleted(pod, user, None) == Q
     assert deleted(pod, stranger, None) == SKIP
+
+
+def test_node_volume_limits_csinode_update_hint() -> None:
+    """nodevolumelimits csi_test.go (isSchedulableAfterCSINodeUpdated): only a grown limit queues."""
+    from kubesched.plugins.nodevolumelimits import CSILimits
+    hint = next(e.hint for e in CSILimits().events_to_register()
+                if e.event.resource == Resource.CSINode and e.hint is not None)
+    pod = make_pod().name("p").pvc("c").obj()
+    old = S.csi_node("n", {"d": 1})
+    assert hint(pod, old, S.csi_node("n", {"d": 2})) == Q
+    assert hint(pod, old, S.csi_node("n", {"d": 1})) == SKIP
+    assert hint(pod, old, S.csi_node("n", {"d": 1, "e": 3})) == Q  # a new driver with a limit

@@ -318,7 +318,8 @@ class CSILimits:
     # -- Queueing hints ---------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
-            ClusterEventWithHint(ClusterEvent(Resource.CSINode, ActionType.Add | ActionType.Update)),
+            ClusterEventWithHint(ClusterEvent(Resource.CSINode, ActionType.Add)),
+            ClusterEventWithHint(ClusterEvent(Resource.CSINode, ActionType.Update), _after_csinode_updated),
             ClusterEventWithHint(ClusterEvent(Resource.Pod, ActionType.Delete), _after_pod_deleted),
             ClusterEventWithHint(ClusterEvent(Resource.PersistentVolumeClaim, ActionType.Add), _after_pvc_added),
             ClusterEventWithHint(ClusterEvent(Resource.VolumeAttachment, ActionType.Delete)),
@@ -330,6 +331,17 @@ def _after_pod_deleted(pod: Pod, old: Any, new: Any) -> QueueingHint:
     deleted = old if isinstance(old, Pod) else None
     if deleted is None or (deleted.node_name and deleted.volumes):
         return QueueingHint.Queue
+    return QueueingHint.QueueSkip
+
+
+def _after_csinode_updated(pod: Pod, old: Any, new: Any) -> QueueingHint:
+    """A driver's ``allocatable.count`` grew (a driver without one counts as 0 before)."""
+    if old is None or new is None:
+        return QueueingHint.Queue
+    before = {d.name: d.allocatable_count or 0 for d in old.drivers}
+    for d in new.drivers:
+        if d.allocatable_count is not None and d.allocatable_count > before.get(d.name, 0):
+            return QueueingHint.Queue
     return QueueingHint.QueueSkip
 
 
