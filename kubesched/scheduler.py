@@ -387,7 +387,7 @@ class Scheduler:
             result, pst = fw.run_post_filter(state, pod, full)
             post_msg = pst.message
             if pst.code == Code.Error:
-                log.error("PostFilter failed for %s: %s", pod.key, pst.message)
+                log.info("PostFilter failed for %s: %s", pod.key, pst.message)
             if result is not None and result.nominated_node_name:
                 att.nominated_node = result.nominated_node_name
                 att.victim_pods = list(result.victims)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubesched.api.errors import DecodeError
+from kubesched.api.validation.storage import validate_pvc_spec
 
 # The volume sources of core/v1 VolumeSource, as the API names them (validation allows one).
 VOLUME_SOURCES = (
@@ -134,3 +135,10 @@ def validate_volumes(raw: Any) -> None:
             eph = v["ephemeral"]
             if not isinstance(eph, Mapping) or eph.get("volumeClaimTemplate") is None:
                 raise DecodeError("Required value", field=f"{path}.ephemeral.volumeClaimTemplate")
+            tmpl = eph["volumeClaimTemplate"]
+            if not isinstance(tmpl, Mapping):
+                raise DecodeError("must be an object", field=f"{path}.ephemeral.volumeClaimTemplate")
+            spec = tmpl.get("spec")
+            if not isinstance(spec, Mapping):
+                raise DecodeError("Required value", field=f"{path}.ephemeral.volumeClaimTemplate.spec")
+            validate_pvc_spec(spec, f"{path}.ephemeral.volumeClaimTemplate.spec")

@@ -50,6 +50,7 @@ class InProcessStorage:
         self.attachments: list[VolumeAttachment] = []
         self.listeners: list[StorageListener] = []
         self._pv_list: list[PersistentVolume] | None = None
+        self.version = 0  # bumped on every change: lets plugins memoise what they read
 
     # -- loading ----------------------------------------------------------------------
     def load(self, objects: Iterable[StorageObject]) -> None:
@@ -69,6 +70,7 @@ class InProcessStorage:
             elif isinstance(o, VolumeAttachment):
                 self.attachments.append(o)
         self._pv_list = None
+        self.version += 1
 
     def create_ephemeral_claims(self, pods: Iterable[Pod]) -> None:
         """The ephemeral-volume controller: a claim ``<pod>-<volume>`` owned by the pod for each
@@ -144,12 +146,14 @@ class InProcessStorage:
         old = self.pv_map.get(pv.name)
         self.pv_map[pv.name] = pv
         self._pv_list = None
+        self.version += 1
         for fn in self.listeners:
             fn("PersistentVolume", old, pv)
 
     def _put_pvc(self, pvc: PersistentVolumeClaim) -> None:
         old = self.pvc_map.get(pvc.key)
         self.pvc_map[pvc.key] = pvc
+        self.version += 1
         for fn in self.listeners:
             fn("PersistentVolumeClaim", old, pvc)
 

@@ -7,7 +7,10 @@ then polls until the PV controller has finished the binding. The scheduling core
 imports ``cluster/``, so these two small protocols are what the framework handle hands the
 plugins; simulate's in-process cluster and serve/run's informers implement them.
 
-``StorageLister`` methods must be cheap (dictionary reads): they run inside Filter.
+``StorageLister`` methods must be cheap (dictionary reads): they run inside Filter. A
+lister may also have an integer attribute ``version`` that changes whenever any of its
+objects changes; NodeVolumeLimits then memoises what it read (per-node columns) until it
+changes. Without it the plugins read afresh every cycle (correct, slower).
 ``StorageWriter.update_*`` raise :class:`StorageWriteError` when the write is refused (a
 conflict, a deleted object); ``wait_for`` polls ``check`` every ``interval`` seconds (the
 first call after one interval, as upstream's ``PollUntilContextTimeout(..., false, ...)``)

@@ -37,6 +37,10 @@ from typing import Any
 from kubesched.api.decode import Manifest
 from kubesched.api.defaults import apply_node_defaults, apply_pod_defaults
 from kubesched.api.objects import Node, Pod
+from kubesched.api.storage import (
+    ANN_BIND_COMPLETED, ClaimRef, CSINode, PersistentVolume, PersistentVolumeClaim, apply_storage_defaults,
+)
+from kubesched.api.volumes import Volume
 from kubesched.cluster.inprocess import ClusterChange
 from kubesched.config import load_config
 from kubesched.config.types import API_VERSION, KIND
@@ -44,7 +48,7 @@ from kubesched.plugins.registry import in_tree_registry
 from kubesched.scheduler import Scheduler
 from kubesched.sim.driver import MAX_ATTEMPTS_PER_POD, PodOutcome, Simulation
 from kubesched.sim.workloads import (
-    NODE_TEMPLATES, POD_TEMPLATES, WORKLOADS, CreateNodes, CreatePods, Workload,
+    NODE_TEMPLATES, POD_TEMPLATES, PV_TEMPLATES, WORKLOADS, CreateNodes, CreatePods, Workload,
 )
 
 log = logging.getLogger(__name__)
@@ -198,6 +202,52 @@ def build_pods(op: CreatePods, count: int, namespace: str, first_seq: int = 0) -
     return out
 
 
+def build_csi_nodes(op: CreateNodes, nodes: Sequence[Node]) -> list[CSINode]:
+    """``nodeAllocatableStrategy.csiNodeAllocatable``: one CSINode per node with the limits."""
+    if not op.csi_allocatable:
+        return []
+    drivers = [{"name": d, "nodeID": "", "allocatable": {"count": c}} for d, c in op.csi_allocatable]
+    out = []
+    for n in nodes:
+        ds = [{**d, "nodeID": n.name} for d in drivers]
+        out.append(CSINode.from_dict({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+                                      "metadata": {"name": n.name}, "spec": {"drivers": ds}}, validate=False))
+    return out
+
+
+def attach_volumes(op: CreatePods, pods: list[Pod]) -> tuple[list[Pod], list[Any]]:
+    """scheduler_perf's ``persistentVolumeTemplatePath``: a PV per pod from the template and a
+    claim bound to it (``templates/pvc.yaml``), mounted by the pod. Templates are decoded
+    once and copied."""
+    source = PV_TEMPLATES[op.volume]
+    key, body = next(iter(source.items()))
+    pv_tpl = PersistentVolume.from_dict(apply_storage_defaults({
+        "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-template"},
+        "spec": {"accessModes": ["ReadOnlyMany"], "capacity": {"storage": "1Gi"},
+                 "persistentVolumeReclaimPolicy": "Retain", key: {**body, "volumeHandle": "x", "volumeID": "x"}},
+        "status": {"phase": "Bound"}}), validate=False)
+    pvc_tpl = PersistentVolumeClaim.from_dict(apply_storage_defaults({
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "pvc-template", "annotations": {ANN_BIND_COMPLETED: "true"}},
+        "spec": {"accessModes": ["ReadOnlyMany"], "resources": {"requests": {"storage": "1Gi"}}},
+        "status": {"phase": "Bound"}}), validate=False)
+    objects: list[Any] = []
+    out = []
+    for pod in pods:
+        pv_name = f"pv-{pod.uid}"
+        claim = f"{pod.name}-pvc"
+        objects.append(dataclasses.replace(pv_tpl, name=pv_name, claim_ref=ClaimRef(pod.namespace, claim),
+                                           volume_handle=pv_name if key == "csi" else "",
+                                           disk_id=pv_name if key != "csi" else ""))
+        objects.append(dataclasses.replace(pvc_tpl, namespace=pod.namespace, name=claim, uid=f"{pod.uid}-pvc",
+                                           volume_name=pv_name))
+        vol = {"name": "vol", "persistentVolumeClaim": {"claimName": claim}}
+        raw = {**pod.raw, "spec": {**pod.raw["spec"], "volumes": [vol]}}
+        out.append(dataclasses.replace(pod, raw=raw, volumes=(Volume("vol", "persistentVolumeClaim", claim),),
+                                       pvc_names=(claim,)))
+    return out, objects
+
+
 def _count(param: str, params: dict[str, int]) -> int:
     return params[param.removeprefix("$")]
 
@@ -220,6 +270,9 @@ class Bench:
                               "percentageOfNodesToScore": spec.percentage_of_nodes_to_score},
                              in_tree_registry())
         self.sim = Simulation(Manifest(nodes=nodes), config, seed=spec.seed, explain=False)
+        for op in self.workload.ops:
+            if isinstance(op, CreateNodes):
+                self.sim.storage.load(build_csi_nodes(op, nodes))
         self.algo = _AlgorithmTimer(self.sim.sched, timer)
         self._measured: set[str] = set()
         self._bound = 0  # binds so far, every pod
@@ -275,6 +328,9 @@ class Bench:
                 continue
             n = _count(op.count, params)
             pods = build_pods(op, n, op.namespace or f"namespace-{i}", first_seq=seq)
+            if op.volume:
+                pods, volumes = attach_volumes(op, pods)
+                self.sim.storage.load(volumes)
             seq += n
             phase = "measure" if op.collect_metrics else "init"
             if op.collect_metrics:

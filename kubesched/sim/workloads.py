@@ -94,6 +94,14 @@ POD_TEMPLATES: dict[str, dict[str, Any]] = {
 }
 
 
+# upstream templates/pv-csi.yaml and pv-aws.yaml: ReadOnlyMany, 1Gi, Retain; the claim
+# (templates/pvc.yaml) asks for ReadOnlyMany 1Gi and is created bound (bind-completed).
+PV_TEMPLATES: dict[str, dict[str, Any]] = {
+    "pv-csi": {"csi": {"driver": "ebs.csi.aws.com"}},
+    "pv-aws": {"awsElasticBlockStore": {}},
+}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NodeLabel:
     """A label every created node gets: ``values`` round-robin, or (none given) the node's
@@ -108,6 +116,8 @@ class CreateNodes:
     count: str  # a parameter: "$nodes"
     templates: tuple[str, ...] = ("node-default",)
     labels: tuple[NodeLabel, ...] = (NodeLabel(key=HOSTNAME_LABEL),)
+    # nodeAllocatableStrategy.csiNodeAllocatable: a CSINode per node, driver -> count
+    csi_allocatable: tuple[tuple[str, int], ...] = ()
     opcode: str = "createNodes"
 
 
@@ -117,6 +127,9 @@ class CreatePods:
     templates: tuple[str, ...] = ("pod-default",)
     namespace: str = ""  # "" = namespace-<op index>, as scheduler_perf names it
     collect_metrics: bool = False
+    # persistentVolumeTemplatePath (a key of PV_TEMPLATES): each pod gets its own PV and a
+    # claim already bound to it (templates/pvc.yaml), mounted as volume "vol"
+    volume: str = ""
     opcode: str = "createPods"
 
 
@@ -160,6 +173,14 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in (
     _simple("inclusion-policy", "SchedulingWithNodeInclusionPolicy",
             ("pod-with-node-inclusion-policy",), ("pod-with-node-inclusion-policy",),
             _EVERY_5TH_TAINTED),
+    Workload(name="csi-pvs", upstream="SchedulingCSIPVs", ops=(
+        CreateNodes(count="$nodes", csi_allocatable=(("ebs.csi.aws.com", 39),)),
+        CreatePods(count="$initPods", volume="pv-csi"),
+        CreatePods(count="$measurePods", volume="pv-csi", collect_metrics=True))),
+    Workload(name="in-tree-pvs", upstream="SchedulingInTreePVs", ops=(
+        _NODES,
+        CreatePods(count="$initPods", volume="pv-aws"),
+        CreatePods(count="$measurePods", volume="pv-aws", collect_metrics=True))),
 )}
 
 
@@ -181,6 +202,8 @@ SUITE: tuple[Case, ...] = (
     Case(workload="preferred-affinity", nodes=5000, init_pods=5000, pods=5000),
     Case(workload="taints", nodes=5000, init_pods=1000, pods=5000),
     Case(workload="inclusion-policy", nodes=5000, init_pods=0, pods=4000),
+    Case(workload="csi-pvs", nodes=5000, init_pods=5000, pods=1000),
+    Case(workload="in-tree-pvs", nodes=5000, init_pods=5000, pods=1000),
     Case(workload="basic", nodes=15000, init_pods=150000, pods=10000),
 )
 

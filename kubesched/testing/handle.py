@@ -45,6 +45,8 @@ class FakeHandle:
     tie_break_by_name: bool = True
     nominated: dict[str, list[Pod]] = field(default_factory=dict)
     clock: float = 0.0
+    storage: Any = None  # a StorageLister (kubesched.framework.storage); None: no storage objects
+    storage_writer: Any = None
 
     def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
         return self.nominated.get(node_name, [])

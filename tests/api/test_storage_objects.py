@@ -56,11 +56,12 @@ def test_defaults_pv_pvc_class_driver() -> None:
     (_pv(persistentVolumeReclaimPolicy="Keep"), "spec.persistentVolumeReclaimPolicy", "Unsupported value"),
     (_pv(hostPath=None), "spec", "must specify a volume type"),
     (_pv(local={"path": "/d"}), "spec.local", "may not specify more than 1 volume type"),
-    (_pvc(resources={}), "spec.resources.requests.storage", "Required value"),
-    (_pvc(resources={"requests": {"storage": "0"}}), "spec.resources.requests.storage", "must be greater than zero"),
+    (_pvc(resources={}), "spec.resources[storage]", "Required value"),
+    (_pvc(resources={"requests": {"storage": "0"}}), "spec.resources[storage]", "must be greater than zero"),
+    (_pv(capacity={"storage": "0"}), "spec.capacity[storage]", "must be greater than zero"),
     (_pvc(accessModes=["ReadWriteSometimes"]), "spec.accessModes", "Unsupported value"),
 ], ids=["pv-no-modes", "pv-rwop-mixed", "pv-no-capacity", "pv-bad-reclaim", "pv-no-source", "pv-two-sources",
-        "pvc-no-request", "pvc-zero-request", "pvc-bad-mode"])
+        "pvc-no-request", "pvc-zero-request", "pv-zero-capacity", "pvc-bad-mode"])
 def test_validation_errors_name_the_field(raw: dict[str, Any], field: str, msg: str) -> None:
     with pytest.raises(DecodeError) as exc:
         decode_storage(default_object(raw, {}))
@@ -85,7 +86,8 @@ def test_csinode_allocatable_must_not_be_negative() -> None:
 def test_pod_volumes_parsed_with_ephemeral_claim_names() -> None:
     pod = Pod.from_dict({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i"}], "volumes": [
         {"name": "data", "persistentVolumeClaim": {"claimName": "claim"}},
-        {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}},
+        {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {
+            "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}},
         {"name": "disk", "awsElasticBlockStore": {"volumeID": "vol-1"}}]}})
     assert [(v.source, v.claim_name, v.disk_id) for v in pod.volumes] == [
         ("persistentVolumeClaim", "claim", ""), ("ephemeral", "p-scratch", ""), ("awsElasticBlockStore", "", "vol-1")]
@@ -117,3 +119,12 @@ spec:
     m = load_manifests([str(f)])
     assert [type(o).__name__ for o in m.storage] == ["PersistentVolumeClaim"]
     assert m.pods[0].pvc_names == ("c",)
+
+
+def test_ephemeral_template_is_validated_with_the_pod() -> None:
+    """Pod validation checks a generic ephemeral volume's claim template as a PVC spec
+    (upstream ValidateVolumes -> ValidatePersistentVolumeClaimSpec)."""
+    with pytest.raises(DecodeError) as exc:
+        Pod.from_dict({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i"}], "volumes": [
+            {"name": "v", "ephemeral": {"volumeClaimTemplate": {"spec": {"resources": {"requests": {"storage": "1Gi"}}}}}}]}})
+    assert exc.value.field == "spec.volumes[0].ephemeral.volumeClaimTemplate.spec.accessModes"

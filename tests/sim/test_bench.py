@@ -76,6 +76,16 @@ def _check_inclusion_policy(pods: list[Pod], nodes: dict[str, Node]) -> None:
         assert max(counts) - min(counts) <= 1
 
 
+def _check_csi_limits(pods: list[Pod], nodes: dict[str, Node]) -> None:
+    """Each pod has its own CSI volume of ebs.csi.aws.com; every node's CSINode allows 39."""
+    assert all(len(p.pvc_names) == 1 for p in pods)
+    assert max(Counter(p.node_name for p in pods).values()) <= 39
+
+
+def _check_own_claim(pods: list[Pod], nodes: dict[str, Node]) -> None:
+    assert all(p.pvc_names == (f"{p.name}-pvc",) for p in pods)
+
+
 Check = Callable[[list[Pod], dict[str, Node]], None]
 
 CASES: list[tuple[str, int, int, Check]] = [
@@ -85,7 +95,16 @@ CASES: list[tuple[str, int, int, Check]] = [
     ("preferred-affinity", 20, 30, _check_preferred_anti_affinity),
     ("taints", 20, 60, _check_taints),
     ("inclusion-policy", 20, 60, _check_inclusion_policy),
+    ("csi-pvs", 20, 60, _check_csi_limits),
+    ("in-tree-pvs", 20, 60, _check_own_claim),
 ]
+
+
+def test_csi_limit_binds_in_the_csi_workload() -> None:
+    """2 nodes x 39 attachable ebs.csi.aws.com volumes: of 80 pods with a volume each, 78
+    are scheduled and 2 stay pending (node(s) exceed max volume count)."""
+    result = Bench(BenchSpec(workload="csi-pvs", nodes=2, init_pods=0, pods=80)).run()
+    assert result.scheduled == 78
 
 
 def test_every_workload_is_tested() -> None:
@@ -173,7 +192,7 @@ def test_cli_bench_suite_scaled(capsys: pytest.CaptureFixture[str]) -> None:
     assert rc == 0
     rows = json.loads(capsys.readouterr().out)
     assert [r["workload"] for r in rows] == ["basic", "spread", "affinity", "preferred-affinity",
-                                              "taints", "inclusion-policy", "basic"]
+                                              "taints", "inclusion-policy", "csi-pvs", "in-tree-pvs", "basic"]
     for row in rows:
         assert list(row["result"]) == EXPECTED_KEYS
         assert row["result"]["scheduled"] == row["pods"]

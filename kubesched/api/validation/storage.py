@@ -138,7 +138,7 @@ def validate_pv(meta: Mapping[str, Any], spec: Mapping[str, Any], labels: Mappin
     for k in cap:
         if k != "storage":
             raise not_supported("spec.capacity", k, ("storage",))
-    _positive_storage(cap["storage"], "spec.capacity.storage")
+    _positive_storage(cap["storage"], "spec.capacity[storage]")
     rp = spec.get("persistentVolumeReclaimPolicy")
     if rp and rp not in RECLAIM_POLICIES:
         raise not_supported("spec.persistentVolumeReclaimPolicy", rp, RECLAIM_POLICIES)
@@ -168,17 +168,29 @@ def validate_pv(meta: Mapping[str, Any], spec: Mapping[str, Any], labels: Mappin
 
 def validate_pvc(meta: Mapping[str, Any], spec: Mapping[str, Any], labels: Mapping[str, str],
                  annotations: Mapping[str, str]) -> None:
-    """``ValidatePersistentVolumeClaim``: name, access modes, a positive storage request,
-    class name, volume mode."""
+    """``ValidatePersistentVolumeClaim``: name, then the spec (:func:`validate_pvc_spec`)."""
     validate_object_meta(meta, labels, annotations, name_is_dns_subdomain, namespaced=True)
-    _access_modes(spec, "spec.accessModes")
-    res = _obj(spec.get("resources"), "spec.resources")
-    req = _obj(res.get("requests"), "spec.resources.requests")
+    validate_pvc_spec(spec, "spec")
+
+
+def validate_pvc_spec(spec: Mapping[str, Any], path: str) -> None:
+    """``ValidatePersistentVolumeClaimSpec`` (also a generic ephemeral volume's template, as
+    pod validation checks it): access modes, a positive storage request, class name,
+    volume mode."""
+    _access_modes(spec, f"{path}.accessModes")
+    res = _obj(spec.get("resources"), f"{path}.resources")
+    req = _obj(res.get("requests"), f"{path}.resources.requests")
     if req.get("storage") is None:
-        raise required("spec.resources.requests.storage")
-    _positive_storage(req["storage"], "spec.resources.requests.storage")
-    _class_name(spec)
-    _volume_mode(spec)
+        raise required(f"{path}.resources[storage]")
+    _positive_storage(req["storage"], f"{path}.resources[storage]")
+    sc = spec.get("storageClassName")
+    if sc:
+        msgs = name_is_dns_subdomain(str(sc), False)
+        if msgs:
+            raise invalid(f"{path}.storageClassName", sc, msgs[0])
+    vm = spec.get("volumeMode")
+    if vm is not None and vm not in ("Block", "Filesystem"):
+        raise not_supported(f"{path}.volumeMode", vm, ("Block", "Filesystem"))
 
 
 def validate_storage_class(meta: Mapping[str, Any], raw: Mapping[str, Any], labels: Mapping[str, str],

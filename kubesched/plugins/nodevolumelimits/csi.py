@@ -5,13 +5,14 @@ Each pod volume that attaches through a CSI driver is identified as ``driver/han
 claims through their bound PV (a CSI PV, or an in-tree PV whose plugin is migrated to CSI)
 or, unbound, through their class's provisioner with a per-claim handle; inline in-tree
 disks (EBS, GCE PD, Azure Disk, Cinder) through their CSI translation. The volumes of the
-node's pods are counted once each; the pod's new ones must fit each driver's limit in the
+node's pods and those its VolumeAttachments hold are counted once each; the pod's new ones must fit each driver's limit in the
 node's CSINode ("node(s) exceed max volume count", Unschedulable: preemption may help).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ from kubesched.api.storage import ANN_MIGRATED_PLUGINS, CSINode, PersistentVolum
 from kubesched.api.storagehelpers import (
     IN_TREE_PLUGINS, IN_TREE_TO_CSI, MIGRATION_ALWAYS_ON, translated_volume_handle, volume_is_for_pod,
 )
-from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource
 from kubesched.framework.interface import PreFilterResult
 from kubesched.framework.nodetable import NodeTable
@@ -29,6 +30,7 @@ from kubesched.framework.status import SKIP, SUCCESS, Status, error, unresolvabl
 from kubesched.framework.storage import NoStorage, StorageLister
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
+from kubesched.plugins.nodevolumelimits.columns import VolumeColumns
 
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
 _UNBOUND_PREFIX = "kubesched-unbound"  # upstream: a random prefix that no real volume handle has
@@ -38,6 +40,18 @@ _INLINE_MIGRATABLE = frozenset({"awsElasticBlockStore", "gcePersistentDisk", "az
 
 class _NotFound(Exception):
     pass
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    new_volumes: dict[str, str] | None  # see CSILimits._node_independent
+    problem: Status | None = None  # the pod's own volumes cannot be resolved (on any node)
+
+    def clone(self) -> "_State":
+        return self
+
+
+_KEY: StateKey[_State] = StateKey("PreFilter" + names.NODE_VOLUME_LIMITS)
 
 
 def is_csi_migration_on(csi_node: CSINode | None, plugin: str) -> bool:
@@ -64,13 +78,90 @@ class CSILimits:
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         lister = getattr(handle, "storage", None) if handle is not None else None
         self.lister: StorageLister = lister if lister is not None else NoStorage()
+        # Memo of an existing pod's attached volumes per (pod uid, CSINode), valid while the
+        # lister's optional ``version`` is unchanged (listers without one are not memoised).
+        self._memo: dict[tuple[str, int], dict[str, str]] = {}
+        self._memo_version: Any = None
+        self._limits: dict[int, tuple[CSINode, dict[str, int]]] = {}
+        self._per_node: dict[str, tuple[Any, CSINode | None, dict[str, str]]] = {}
+        self._columns = VolumeColumns()
+        self._va_index: dict[str, dict[str, str]] = {}
+        self._va_version: Any = None
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status]:
         for vol in pod.volumes:
             if vol.is_pvc or vol.is_ephemeral or vol.source in _INLINE_MIGRATABLE:
+                state.write(_KEY, _State(self._node_independent(pod), self._problem(pod)))
                 return None, SUCCESS
         return None, SKIP
+
+    def _problem(self, pod: Pod) -> Status | None:
+        """What Filter would report for the pod's own volumes on every node (a missing claim,
+        an ephemeral claim the pod does not own): these do not depend on the CSINode."""
+        try:
+            self._attachable(pod, None, True, {})
+        except _NotFound as exc:
+            return unresolvable(str(exc))
+        except ValueError as exc:
+            return error(str(exc))
+        return None
+
+    def _node_independent(self, pod: Pod) -> dict[str, str] | None:
+        """The pod's new volumes when no node's CSINode can change them (claims bound to CSI
+        PVs, or unbound with a CSI provisioner; no in-tree disks): computed once per cycle.
+        None when they depend on the node (or cannot be resolved: Filter reports that)."""
+        out: dict[str, str] = {}
+        for vol in pod.volumes:
+            if not (vol.is_pvc or vol.is_ephemeral):
+                if vol.source in IN_TREE_PLUGINS:
+                    return None
+                continue
+            pvc = self.lister.pvc(pod.namespace, vol.claim_name) if vol.claim_name else None
+            if pvc is None or (vol.is_ephemeral and volume_is_for_pod(pod, pvc)):
+                return None
+            pv = self.lister.pv(pvc.volume_name) if pvc.volume_name else None
+            if pv is not None:
+                if pv.source != "csi":
+                    return None
+            else:
+                sc = self.lister.storage_class(pvc.class_name) if pvc.class_name else None
+                if sc is not None and sc.provisioner in IN_TREE_TO_CSI:
+                    return None
+            driver, handle = self._driver_info(None, pvc)
+            if driver and handle:
+                out[f"{driver}/{handle}"] = driver
+        return out
+
+    def _node_attached(self, node_info: NodeInfo, csi_node: CSINode | None) -> dict[str, str]:
+        """Volumes attached for the node's pods, memoised per node while neither its pods
+        (generation), its CSINode nor storage (the lister's ``version``) changed."""
+        version = getattr(self.lister, "version", None)
+        key = (node_info.generation, id(csi_node), version)
+        hit = self._per_node.get(node_info.name)
+        if version is not None and hit is not None and hit[0] == key and hit[1] is csi_node:
+            return hit[2]
+        attached: dict[str, str] = {}
+        for other in node_info.pods:
+            if other.volumes:
+                self._attached(other, csi_node, attached)
+        for unique, driver in self._attachments(node_info.name, version).items():
+            attached.setdefault(unique, driver)  # counted once, with the pods' volumes
+        if version is not None:
+            self._per_node[node_info.name] = (key, csi_node, attached)
+        return attached
+
+    def _attachments(self, node_name: str, version: Any) -> dict[str, str]:
+        """``getNodeVolumeAttachmentInfo``: volumes the attach/detach controller has attached
+        to the node (VolumeAttachments of a CSI PV), as ``attacher/handle`` -> attacher."""
+        if version is None or version != self._va_version:
+            index: dict[str, dict[str, str]] = {}
+            for va in self.lister.volume_attachments():
+                pv = self.lister.pv(va.pv_name) if va.attacher and va.pv_name else None
+                if pv is not None and pv.source == "csi":
+                    index.setdefault(va.node_name, {})[f"{va.attacher}/{pv.volume_handle}"] = va.attacher
+            self._va_index, self._va_version = index, version
+        return self._va_index.get(node_name, {})
 
     # -- which volumes attach ----------------------------------------------------------
     def _attachable(self, pod: Pod, csi_node: CSINode | None, new_pod: bool, out: dict[str, str]) -> None:
@@ -130,6 +221,33 @@ class CSILimits:
             return IN_TREE_TO_CSI[sc.provisioner], handle
         return sc.provisioner, handle
 
+    def _limits_of(self, csi_node: CSINode | None) -> dict[str, int]:
+        if csi_node is None:
+            return {}
+        hit = self._limits.get(id(csi_node))
+        if hit is None or hit[0] is not csi_node:
+            if len(self._limits) > 100_000:
+                self._limits.clear()
+            hit = self._limits[id(csi_node)] = (csi_node, volume_limits(csi_node))
+        return hit[1]
+
+    def _attached(self, pod: Pod, csi_node: CSINode | None, out: dict[str, str]) -> None:
+        """An existing pod's attached volumes into ``out``, memoised while storage is unchanged."""
+        version = getattr(self.lister, "version", None)
+        if version is None:
+            self._attachable(pod, csi_node, False, out)
+            return
+        if version != self._memo_version or len(self._memo) > 200_000:
+            self._memo.clear()
+            self._memo_version = version
+        key = (pod.uid, id(csi_node))
+        vols = self._memo.get(key)
+        if vols is None:
+            vols = {}
+            self._attachable(pod, csi_node, False, vols)
+            self._memo[key] = vols
+        out.update(vols)
+
     # -- Filter ------------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         if not pod.volumes:
@@ -138,22 +256,27 @@ class CSILimits:
         if node is None:
             return error("node not found")
         csi_node = self.lister.csi_node(node.name)
-        new: dict[str, str] = {}
-        try:
-            self._attachable(pod, csi_node, True, new)
-        except _NotFound as exc:
-            return unresolvable(str(exc))
-        except ValueError as exc:
-            return error(str(exc))
+        s = state.get(_KEY)
+        if s is not None and csi_node is None:
+            return s.problem or SUCCESS  # no CSINode: no limits (and no migration)
+        fixed = s.new_volumes if s is not None else None
+        if fixed is not None:
+            new = dict(fixed)
+        else:
+            new = {}
+            try:
+                self._attachable(pod, csi_node, True, new)
+            except _NotFound as exc:
+                return unresolvable(str(exc))
+            except ValueError as exc:
+                return error(str(exc))
         if not new:
             return SUCCESS
-        limits = volume_limits(csi_node)
-        if not limits:
-            return SUCCESS
-        attached: dict[str, str] = {}
+        limits = self._limits_of(csi_node)
+        if not limits or not any(d in limits for d in new.values()):
+            return SUCCESS  # only drivers with a limit are ever compared (upstream's last loop)
         try:
-            for other in node_info.pods:
-                self._attachable(other, csi_node, False, attached)
+            attached = self._node_attached(node_info, csi_node)
         except (ValueError, _NotFound) as exc:
             return error(str(exc))
         attached_count: dict[str, int] = {}
@@ -170,14 +293,33 @@ class CSILimits:
         return SUCCESS
 
     def filter_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> np.ndarray:
+        """Batch form: when the pod's new volumes do not depend on the node, the limits and
+        attached counts come from per-node columns (:mod:`.columns`); other pods, and rows
+        the columns cannot decide, take the per-node check."""
         infos = table.infos
-        return np.fromiter((self.filter(state, pod, infos[i]).success for i in idx.tolist()),
-                           dtype=bool, count=idx.size)
+        s = state.get(_KEY)
+        version = getattr(self.lister, "version", None)
+        if s is None or version is None or (s.new_volumes is None and s.problem is not None):
+            return np.fromiter((self.filter(state, pod, infos[i]).success for i in idx.tolist()),
+                               dtype=bool, count=idx.size)
+        if s.new_volumes is not None and not s.new_volumes:
+            return np.ones(idx.size, dtype=bool)
+        self._columns.refresh(table, version, self.lister.csi_node, self._node_attached, self._limits_of)
+        if s.new_volumes is None:  # node-dependent (in-tree) volumes: only limited rows can fail
+            free: np.ndarray = ~self._columns.limited[idx]
+            for j in np.nonzero(~free)[0].tolist():
+                free[j] = self.filter(state, pod, infos[int(idx[j])]).success
+            return free
+        ok, exact = self._columns.fits(idx, s.new_volumes)
+        for j in exact:
+            ok[j] = self.filter(state, pod, infos[int(idx[j])]).success
+        return ok
 
     # -- Queueing hints ---------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
-            ClusterEventWithHint(ClusterEvent(Resource.CSINode, ActionType.Add | ActionType.Update)),
+            ClusterEventWithHint(ClusterEvent(Resource.CSINode, ActionType.Add)),
+            ClusterEventWithHint(ClusterEvent(Resource.CSINode, ActionType.Update), _after_csinode_updated),
             ClusterEventWithHint(ClusterEvent(Resource.Pod, ActionType.Delete), _after_pod_deleted),
             ClusterEventWithHint(ClusterEvent(Resource.PersistentVolumeClaim, ActionType.Add), _after_pvc_added),
             ClusterEventWithHint(ClusterEvent(Resource.VolumeAttachment, ActionType.Delete)),
@@ -189,6 +331,17 @@ def _after_pod_deleted(pod: Pod, old: Any, new: Any) -> QueueingHint:
     deleted = old if isinstance(old, Pod) else None
     if deleted is None or (deleted.node_name and deleted.volumes):
         return QueueingHint.Queue
+    return QueueingHint.QueueSkip
+
+
+def _after_csinode_updated(pod: Pod, old: Any, new: Any) -> QueueingHint:
+    """A driver's ``allocatable.count`` grew (a driver without one counts as 0 before)."""
+    if old is None or new is None:
+        return QueueingHint.Queue
+    before = {d.name: d.allocatable_count or 0 for d in old.drivers}
+    for d in new.drivers:
+        if d.allocatable_count is not None and d.allocatable_count > before.get(d.name, 0):
+            return QueueingHint.Queue
     return QueueingHint.QueueSkip
 
 

@@ -163,8 +163,14 @@ class VolumeBinding:
         return SUCCESS
 
     def filter_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> np.ndarray:
-        """Batch form: the per-node check on each row (claims are few; the binder's work per
-        node is a handful of dictionary reads)."""
+        """Batch form. Claims that are all bound to existing PVs without node affinity fit
+        every node (nothing to bind, and Reserve finds them all bound); otherwise the
+        per-node check on each row."""
+        s = state.get(_KEY)
+        if s is not None and s.claims is not None and not s.claims.unbound_delay:
+            pvs = [self.binder.cache.get_pv(c.volume_name) for c in s.claims.bound]
+            if all(pv is not None and pv.node_affinity is None for pv in pvs):
+                return np.ones(idx.size, dtype=bool)
         infos = table.infos
         return np.fromiter((self.filter(state, pod, infos[i]).success for i in idx.tolist()),
                            dtype=bool, count=idx.size)
