@@ -30,6 +30,7 @@ from kubesched.api.defaults import (
 from kubesched.api.errors import DecodeError
 from kubesched.api.podgroup import PodGroup
 from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
+from kubesched.api.workloads import WORKLOAD_KINDS, Workload
 
 log = logging.getLogger(__name__)
 
@@ -44,10 +45,9 @@ SCHEDULED_KINDS: dict[str, str] = {
 # Kinds accepted and kept as raw dictionaries but not scheduled (controllers are NOT
 # expanded into pods: list the pods themselves).
 OTHER_KINDS: dict[str, str] = {
-    "ConfigMap": "v1", "Secret": "v1", "Service": "v1", "ServiceAccount": "v1",
-    "ReplicationController": "v1", "PersistentVolume": "v1", "PersistentVolumeClaim": "v1",
-    "Deployment": "apps/v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1",
-    "DaemonSet": "apps/v1", "Job": "batch/v1", "CronJob": "batch/v1",
+    "ConfigMap": "v1", "Secret": "v1", "ServiceAccount": "v1",
+    "PersistentVolume": "v1", "PersistentVolumeClaim": "v1",
+    "DaemonSet": "apps/v1", "CronJob": "batch/v1",
     "StorageClass": "storage.k8s.io/v1",
 }
 # Kinds that would change scheduling through admission or plugins kubesched lacks.
@@ -85,6 +85,9 @@ class Manifest:
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     namespaces: list[Namespace] = field(default_factory=list)
     pod_groups: list[PodGroup] = field(default_factory=list)
+    # Services, ReplicationControllers, ReplicaSets, StatefulSets, Deployments, Jobs
+    # (read by PodTopologySpread's default constraints; controllers are NOT expanded into pods).
+    workloads: list[Workload] = field(default_factory=list)
     others: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -175,6 +178,8 @@ def _add(m: Manifest, raw: dict[str, Any], pod_files: list[str], file: str) -> N
         m.namespaces.append(Namespace.from_dict(raw))
     elif kind == "PodGroup":
         m.pod_groups.append(PodGroup.from_dict(raw))
+    elif kind in WORKLOAD_KINDS:
+        m.workloads.append(Workload.from_dict(raw))
     elif kind != "PriorityClass":
         m.others.append(raw)
 
@@ -274,7 +279,7 @@ def _check_kind(d: _Doc) -> None:
         raise d.error("apiVersion is required", "apiVersion")
     if kind in UNSUPPORTED_KINDS:
         raise d.error(f"{kind}: {UNSUPPORTED_KINDS[kind]} is not supported by kubesched yet", "kind")
-    want = SCHEDULED_KINDS.get(kind) or OTHER_KINDS.get(kind)
+    want = SCHEDULED_KINDS.get(kind) or WORKLOAD_KINDS.get(kind) or OTHER_KINDS.get(kind)
     if want is None:
         raise d.error(f'unknown kind "{kind}" (apiVersion {api})', "kind")
     if api != want:

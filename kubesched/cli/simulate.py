@@ -36,6 +36,9 @@ def run(args: argparse.Namespace) -> int:
     sim = _simulate(args, explain=args.explain)
     doc: dict[str, Any] = {"pods": [o.to_json(args.explain) for o in sim.results()],
                            "summary": sim.summary()}
+    ignored = sim.ignored_pods()
+    if ignored:  # finished pods, which the scheduler never sees
+        doc["ignoredPods"] = ignored
     if args.timeline:
         doc["timeline"] = sim.timeline.entries
     if args.output == "json":

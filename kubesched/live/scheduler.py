@@ -2,7 +2,8 @@
 
 Wiring, as upstream's ``scheduler.New`` and ``Run`` do it::
 
-    informers (pods, nodes, namespaces, PriorityClasses, PDBs, PodGroups)
+    informers (pods, nodes, namespaces, PriorityClasses, PDBs, PodGroups,
+               Services, ReplicationControllers, ReplicaSets, StatefulSets)
         │ add / update / delete, under sched.lock
         ▼
     EventHandlers ──► Cache, SchedulingQueue ──► SchedulingLoop (one thread) ──► Scheduler
@@ -40,7 +41,10 @@ from kubesched.cluster.kube.client import KubeClient
 from kubesched.cluster.kube.events import EventRecorder
 from kubesched.cluster.kube.informer import Informer
 from kubesched.cluster.kube.objects import KubeObjects
-from kubesched.cluster.kube.resources import NAMESPACES, NODES, PDBS, POD_GROUPS, PODS, PRIORITY_CLASSES
+from kubesched.cluster.kube.resources import (
+    NAMESPACES, NODES, PDBS, POD_GROUPS, PODS, PRIORITY_CLASSES, REPLICA_SETS, REPLICATION_CONTROLLERS, SERVICES,
+    STATEFUL_SETS,
+)
 from kubesched.cluster.kube.sink import KubeSink
 from kubesched.config import SchedulerConfig, build_profiles
 from kubesched.eventhandlers import EventHandlers
@@ -84,10 +88,14 @@ class LiveScheduler:
         self.priority_classes = inf(PRIORITY_CLASSES)
         self.pdbs = inf(PDBS)
         self.pod_groups = inf(POD_GROUPS)
+        # PodTopologySpread's default selector reads these (no events: upstream registers none)
+        self.workloads = {"Service": inf(SERVICES), "ReplicationController": inf(REPLICATION_CONTROLLERS),
+                          "ReplicaSet": inf(REPLICA_SETS), "StatefulSet": inf(STATEFUL_SETS)}
         self.informers: list[Informer[Any]] = [self.nodes, self.pods, self.namespaces, self.priority_classes,
-                                               self.pdbs, self.pod_groups]
+                                               self.pdbs, self.pod_groups, *self.workloads.values()]
         self.objects = KubeObjects(pods=self.pods, namespaces=self.namespaces, pdbs=self.pdbs,
-                                   priority_classes=self.priority_classes, pod_groups=self.pod_groups)
+                                   priority_classes=self.priority_classes, pod_groups=self.pod_groups,
+                                   workloads=self.workloads)
         self.sink = KubeSink(client, self.recorder, pod_by_uid=self.objects.pod_by_uid)
         self.binder = Binder(options.binding_workers, after_each=self._after_binding)
         seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)

@@ -16,6 +16,7 @@ from typing import Any
 
 from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
 from kubesched.api.podgroup import PodGroup
+from kubesched.api.workloads import Workload
 
 _arrival = itertools.count()
 
@@ -30,6 +31,11 @@ def _trusted(cls: Any) -> Callable[[dict[str, Any]], Any]:
     """Decode without re-running the API server's validation: the server did it, and one
     that is newer than ours may accept what we would not."""
     return lambda raw: cls.from_dict(raw, validate=False)
+
+
+def _workload(kind: str) -> Callable[[dict[str, Any]], Workload]:
+    """A list's items come without kind: set it, then decode as :class:`Workload`."""
+    return lambda raw: Workload.from_dict(raw if raw.get("kind") == kind else {**raw, "kind": kind})
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +73,13 @@ PDBS = ApiResource("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget"
                    _trusted(PodDisruptionBudget))
 POD_GROUPS = ApiResource("scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup", True,
                          _trusted(PodGroup), optional=True)
+# Read by PodTopologySpread's default constraints (upstream's informer listers).
+SERVICES = ApiResource("", "v1", "services", "Service", True, _workload("Service"))
+REPLICATION_CONTROLLERS = ApiResource("", "v1", "replicationcontrollers", "ReplicationController", True,
+                                      _workload("ReplicationController"))
+REPLICA_SETS = ApiResource("apps", "v1", "replicasets", "ReplicaSet", True, _workload("ReplicaSet"))
+STATEFUL_SETS = ApiResource("apps", "v1", "statefulsets", "StatefulSet", True, _workload("StatefulSet"))
+WORKLOAD_RESOURCES = (SERVICES, REPLICATION_CONTROLLERS, REPLICA_SETS, STATEFUL_SETS)
 EVENTS = ApiResource("events.k8s.io", "v1", "events", "Event", True, dict)
 
-SCHEDULER_RESOURCES = (NODES, PODS, NAMESPACES, PRIORITY_CLASSES, PDBS, POD_GROUPS)
+SCHEDULER_RESOURCES = (NODES, PODS, NAMESPACES, PRIORITY_CLASSES, PDBS, POD_GROUPS) + WORKLOAD_RESOURCES
