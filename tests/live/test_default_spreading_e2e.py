@@ -1,0 +1,82 @@
+"""Default topology spreading end to end: a real ``kubesched serve`` (API server, SQLite,
+Deployment and ReplicaSet controllers, 9 nodes in 3 zones) and a real ``kubesched run``
+process scheduling a Deployment of 9 replicas selected by a Service (both applied with kubectl), through its
+informers for Services and ReplicaSets.
+
+Upstream facts (podtopologyspread plugin.go / scoring.go, helper/spread.go): the pods have
+no constraints of their own, their controller is a ReplicaSet and a Service selects them,
+so the system default constraints apply (hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway).
+PreScore weights each constraint by log(size + 2), size = 9 nodes for hostname and 3 zones
+for zone; Score is round(c_host * log(11) + (3 - 1) + c_zone * log(5) + (5 - 1)) with the
+matching pods counted on the node and in its zone; NormalizeScore gives
+100 * (max + min - s) // max (100 everywhere when max is 0); the profile weight is 2.
+Every attempt's PodTopologySpread scores (from ``/debug/explain``) are checked against
+that formula over the pods placed before it, and the greedy result of the formula is one
+pod per node, three per zone.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from live_harness import RunProcess, api_pods, eventually, write_config
+from serve_harness import Server
+
+pytestmark = pytest.mark.slow
+
+ZONE = "topology.kubernetes.io/zone"
+
+
+def deployment(replicas: int) -> dict[str, Any]:
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}},
+                     "template": {"metadata": {"labels": {"app": "web"}},
+                                  "spec": {"schedulerName": "kubesched",
+                                           "containers": [{"name": "c", "image": "nginx",
+                                                           "resources": {"requests": {"cpu": "100m"}}}]}}}}
+
+
+def expected_spread_scores(nodes: dict[str, str], placed: list[str]) -> dict[str, int]:
+    """Upstream's PodTopologySpread score (weighted) for each node, given the nodes of the
+    pods placed so far (every node feasible)."""
+    host_w, zone_w = math.log(len(nodes) + 2), math.log(len(set(nodes.values())) + 2)
+    per_node, per_zone = Counter(placed), Counter(nodes[n] for n in placed)
+    raw = {n: round(per_node[n] * host_w + 2 + per_zone[z] * zone_w + 4) for n, z in nodes.items()}
+    hi, lo = max(raw.values()), min(raw.values())
+    return {n: 2 * (100 if hi == 0 else 100 * (hi + lo - s) // hi) for n, s in raw.items()}
+
+
+def test_deployment_spreads_as_upstream_default_spreading(spawn: Callable[..., Server], tmp_path: Path) -> None:
+    server = spawn("--nodes", "9", "--zones", "3", "--no-node-agent", "--no-node-lifecycle", "--no-scheduler")
+    doc = json.loads(server.kubectl("get", "nodes", "-o", "json").stdout)
+    nodes = {n["metadata"]["name"]: n["metadata"]["labels"][ZONE] for n in doc["items"]}
+    assert len(nodes) == 9 and Counter(nodes.values()) == {"zone-a": 3, "zone-b": 3, "zone-c": 3}
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"},
+               "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}}
+    server.kubectl("apply", "-f", "-", input=json.dumps(service))
+    run = RunProcess(server, write_config(tmp_path / "config.yaml", "kubesched"), "spread", tmp_path)
+    try:
+        run.wait_for("kubesched scheduler running")
+        server.kubectl("apply", "-f", "-", input=json.dumps(deployment(9)))
+        pods = eventually(lambda: (p := api_pods(server)) and len(p) == 9
+                          and all(x["spec"].get("nodeName") for x in p.values()) and p, timeout=60)
+        attempts = {}
+        for name in pods:
+            status, body = run.get(f"/debug/explain/default/{name}")
+            assert status == 200, body
+            attempts[name] = json.loads(body)
+    finally:
+        assert run.stop() == 0
+    placed: list[str] = []
+    for name, att in sorted(attempts.items(), key=lambda kv: kv[1]["time"]):
+        want = expected_spread_scores(nodes, placed)
+        assert {n: s["PodTopologySpread"] for n, s in att["scores"].items()} == want, (name, placed)
+        assert att["chosen"] == pods[name]["spec"]["nodeName"]
+        placed.append(att["chosen"])
+    assert Counter(placed) == {n: 1 for n in nodes}  # one per node: three per zone
