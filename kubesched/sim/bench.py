@@ -37,6 +37,7 @@ from typing import Any
 from kubesched.api.decode import Manifest
 from kubesched.api.defaults import apply_node_defaults, apply_pod_defaults
 from kubesched.api.objects import Node, Pod
+from kubesched.api.workloads import Workload as WorkloadObject
 from kubesched.cluster.inprocess import ClusterChange
 from kubesched.config import load_config
 from kubesched.config.types import API_VERSION, KIND
@@ -44,7 +45,7 @@ from kubesched.plugins.registry import in_tree_registry
 from kubesched.scheduler import Scheduler
 from kubesched.sim.driver import MAX_ATTEMPTS_PER_POD, PodOutcome, Simulation
 from kubesched.sim.workloads import (
-    NODE_TEMPLATES, POD_TEMPLATES, WORKLOADS, CreateNodes, CreatePods, Workload,
+    NODE_TEMPLATES, OBJECT_TEMPLATES, POD_TEMPLATES, WORKLOADS, CreateAny, CreateNodes, CreatePods, Workload,
 )
 
 log = logging.getLogger(__name__)
@@ -219,7 +220,10 @@ class Bench:
         config = load_config({"apiVersion": API_VERSION, "kind": KIND,
                               "percentageOfNodesToScore": spec.percentage_of_nodes_to_score},
                              in_tree_registry())
-        self.sim = Simulation(Manifest(nodes=nodes), config, seed=spec.seed, explain=False)
+        objects = [WorkloadObject.from_dict({**OBJECT_TEMPLATES[t], "metadata": {
+            **OBJECT_TEMPLATES[t]["metadata"], "namespace": op.namespace}})
+            for op in self.workload.ops if isinstance(op, CreateAny) for t in op.templates]
+        self.sim = Simulation(Manifest(nodes=nodes, workloads=objects), config, seed=spec.seed, explain=False)
         self.algo = _AlgorithmTimer(self.sim.sched, timer)
         self._measured: set[str] = set()
         self._bound = 0  # binds so far, every pod
