@@ -55,3 +55,22 @@ def test_finished_terminating_and_deleted_pods(tmp_path: Path, capsys: Any) -> N
     assert att["chosen"] == "n1"
     assert att["filter"]["n2"]["reasons"] == ["Insufficient cpu"]
     assert doc["summary"]["completed"] == 2 and doc["summary"]["skipped"] == 1
+
+
+def test_terminating_pod_still_counts_for_inter_pod_affinity(tmp_path: Path, capsys: Any) -> None:
+    """Upstream InterPodAffinity (filtering.go getExistingAntiAffinityCounts /
+    getIncomingAffinityAntiAffinityCounts) walks every pod of the NodeInfo with no
+    deletionTimestamp check, unlike PodTopologySpread's countPodsMatchSelector: a terminating
+    app=web pod on n2 still repels a pod with required anti-affinity to app=web per hostname."""
+    term = _pod("term", "100m", "n2", "Running", deleting=True)
+    term["metadata"]["labels"] = {"app": "web"}
+    anti = _pod("anti", "100m")
+    anti["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump_all([_node("n1"), _node("n2"), term, anti]))
+    assert main(["simulate", "-f", str(path), "--single-pass", "--explain", "-o", "json"]) == 0
+    (att,) = json.loads(capsys.readouterr().out)["pods"][0]["attempts"]
+    assert att["chosen"] == "n1"
+    assert att["filter"]["n2"]["plugin"] == "InterPodAffinity"
+    assert att["filter"]["n2"]["reasons"] == ["node(s) didn't match pod anti-affinity rules"]
