@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from live_harness import RunProcess, api_pods, eventually, write_config
 from serve_harness import Server
 
@@ -80,3 +81,22 @@ def test_deployment_spreads_as_upstream_default_spreading(spawn: Callable[..., S
         assert att["chosen"] == pods[name]["spec"]["nodeName"]
         placed.append(att["chosen"])
     assert Counter(placed) == {n: 1 for n in nodes}  # one per node: three per zone
+
+
+def test_kubectl_serves_replication_controllers_and_stateful_sets(spawn: Callable[..., Server]) -> None:
+    """``v1 ReplicationController`` and ``apps/v1 StatefulSet`` through kubectl: apply, get
+    (short names from discovery), the RC's selector defaulted from its template, delete."""
+    server = spawn("--nodes", "1", "--no-node-agent", "--no-node-lifecycle", "--no-scheduler", "--no-controllers")
+    template = {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": [{"name": "c", "image": "redis"}]}}
+    docs = [{"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "db"},
+             "spec": {"replicas": 2, "template": template}},
+            {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"},
+             "spec": {"serviceName": "web", "replicas": 3, "selector": {"matchLabels": {"app": "db"}},
+                      "template": template}}]
+    server.kubectl("apply", "-f", "-", input=yaml.safe_dump_all(docs))
+    assert server.kubectl("get", "rc,sts", "-o", "name").stdout.split() == [
+        "replicationcontroller/db", "statefulset.apps/web"]
+    rc = json.loads(server.kubectl("get", "rc", "db", "-o", "json").stdout)
+    assert rc["spec"]["selector"] == {"app": "db"} and rc["spec"]["replicas"] == 2
+    server.kubectl("delete", "sts", "web")
+    assert server.kubectl("get", "sts", "-o", "name").stdout.split() == []
