@@ -202,3 +202,11 @@ def test_pre_score_pod_constraints_win_over_defaults() -> None:
     assert [(c.max_skew, c.topology_key, c.selector) for c in s.constraints] == [
         (2, "planet", sel(("baz", "sup")))]
     assert s.topology_value_to_pod_counts == [{"mars": 0}]
+
+
+def test_no_events_registered_for_services_or_controllers() -> None:
+    """Upstream plugin.go EventsToRegister: Pod (Add, UpdatePodLabel, UpdatePodToleration,
+    Delete) and Node (Add, Delete, UpdateNodeLabel, UpdateNodeTaint) only; a change to a
+    Service or controller does not move pods the plugin rejected."""
+    pl, _ = plugin([], [], None)
+    assert [e.event.resource.name for e in pl.events_to_register()] == ["Pod", "Node"]

@@ -74,3 +74,14 @@ def test_terminating_pod_still_counts_for_inter_pod_affinity(tmp_path: Path, cap
     assert att["chosen"] == "n1"
     assert att["filter"]["n2"]["plugin"] == "InterPodAffinity"
     assert att["filter"]["n2"]["reasons"] == ["node(s) didn't match pod anti-affinity rules"]
+
+
+def test_finished_pod_on_a_node_that_is_gone_is_ignored(tmp_path: Path, capsys: Any) -> None:
+    """A snapshot's finished Job pod may name a node removed since: the scheduler's informer
+    never lists it, so it is reported as ignored rather than rejected."""
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump_all([_node("n1"), _pod("old", "1", "gone-node", "Succeeded"), _pod("p", "1")]))
+    assert main(["simulate", "-f", str(path), "--single-pass", "-o", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["ignoredPods"] == ["default/old"]
+    assert [(p["name"], p["node"]) for p in doc["pods"]] == [("p", "n1")]
