@@ -109,7 +109,7 @@ def print_explanation(out: PodOutcome) -> None:
     con.print(f"[bold]{escape(out.pod.key)}[/] priority {out.pod.priority}: {_status(out.status)}"
               + (f" on {out.node}" if out.node else ""))
     if not out.attempts:
-        con.print(escape(out.message or "no scheduling attempt"))
+        con.print(escape(out.message or (f"not scheduled: {out.skipped}" if out.skipped else "no scheduling attempt")))
     for i, att in enumerate(out.attempts):
         print_attempt(con, i, att)
 

@@ -61,6 +61,9 @@ def explain(args: argparse.Namespace) -> int:
         if out.pod.namespace == ns and out.pod.name == name:
             render.print_explanation(out)
             return 0
+    for pod in sim.completed:
+        if pod.namespace == ns and pod.name == name:
+            raise KubeschedError(f"pod {ns}/{name}: phase {pod.phase}: finished pods are invisible to the scheduler")
     elsewhere = sorted(o.pod.key for o in sim.results() if o.pod.name == name)
     hint = f" (did you mean {', '.join(elsewhere)}?)" if elsewhere else ""
     raise KubeschedError(f"pod {ns}/{name}: not a pending pod in the given manifests{hint}")

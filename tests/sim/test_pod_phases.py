@@ -85,3 +85,13 @@ def test_finished_pod_on_a_node_that_is_gone_is_ignored(tmp_path: Path, capsys: 
     doc = json.loads(capsys.readouterr().out)
     assert doc["ignoredPods"] == ["default/old"]
     assert [(p["name"], p["node"]) for p in doc["pods"]] == [("p", "n1")]
+
+
+def test_explain_says_why_a_pod_was_not_tried(tmp_path: Path, capsys: Any) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump_all([_node("n1"), _pod("done", "1", "n1", "Succeeded"),
+                                        _pod("gone", "1", deleting=True)]))
+    assert main(["explain", "-f", str(path), "default/gone"]) == 0
+    assert "not scheduled: pod is being deleted" in capsys.readouterr().out
+    assert main(["explain", "-f", str(path), "default/done"]) == 2
+    assert "pod default/done: phase Succeeded: finished pods are invisible to the scheduler" in capsys.readouterr().err
