@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.api.workloads import WorkloadIndex
 from kubesched.cache.cache import Cache
 from kubesched.cluster.kube.client import KubeClient
 from kubesched.cluster.kube.events import EventRecorder
@@ -93,9 +94,10 @@ class LiveScheduler:
                           "ReplicaSet": inf(REPLICA_SETS), "StatefulSet": inf(STATEFUL_SETS)}
         self.informers: list[Informer[Any]] = [self.nodes, self.pods, self.namespaces, self.priority_classes,
                                                self.pdbs, self.pod_groups, *self.workloads.values()]
+        self.workload_index = WorkloadIndex()
         self.objects = KubeObjects(pods=self.pods, namespaces=self.namespaces, pdbs=self.pdbs,
                                    priority_classes=self.priority_classes, pod_groups=self.pod_groups,
-                                   workloads=self.workloads)
+                                   workloads=self.workload_index)
         self.sink = KubeSink(client, self.recorder, pod_by_uid=self.objects.pod_by_uid)
         self.binder = Binder(options.binding_workers, after_each=self._after_binding)
         seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
@@ -133,6 +135,11 @@ class LiveScheduler:
         self.pods.on_add, self.pods.on_update, self.pods.on_delete = h.on_pod_add, h.on_pod_update, h.on_pod_delete
         self.nodes.on_add, self.nodes.on_update = h.on_node_add, h.on_node_update
         self.nodes.on_delete = h.on_node_delete
+        index = self.workload_index  # by namespace, as upstream's listers; no queue events
+        for informer in self.workloads.values():
+            informer.on_add = index.put
+            informer.on_update = lambda _old, new: index.put(new)
+            informer.on_delete = lambda o, _stale: index.remove(o.kind, o.namespace, o.name)
         for informer, resource in ((self.namespaces, Resource.Namespace), (self.pod_groups, Resource.PodGroup)):
             informer.on_add = lambda o, r=resource: h.on_object_event(r, ActionType.Add, None, o)
             informer.on_update = lambda a, b, r=resource: h.on_object_event(r, ActionType.Update, a, b)

@@ -9,37 +9,23 @@ from collections.abc import Sequence
 
 from kubesched.api.objects import Namespace, Pod, PodDisruptionBudget, PriorityClass
 from kubesched.api.podgroup import PodGroup
-from kubesched.api.workloads import Workload
+from kubesched.api.workloads import WorkloadIndex
 from kubesched.cluster.kube.informer import Informer
-
-
-class InformerWorkloads:
-    """The ``WorkloadLister`` over the Service, ReplicationController, ReplicaSet and
-    StatefulSet informers (other kinds are never looked up: nothing)."""
-
-    def __init__(self, informers: dict[str, Informer[Workload]]) -> None:
-        self._informers = informers
-
-    def get(self, kind: str, namespace: str, name: str) -> Workload | None:
-        inf = self._informers.get(kind)
-        return None if inf is None else inf.get_namespaced(namespace, name)
-
-    def list(self, kind: str, namespace: str) -> Sequence[Workload]:
-        inf = self._informers.get(kind)
-        return [] if inf is None else [o for o in inf.values() if o.namespace == namespace]
 
 
 class KubeObjects:
     def __init__(self, *, pods: Informer[Pod], namespaces: Informer[Namespace],
                  pdbs: Informer[PodDisruptionBudget], priority_classes: Informer[PriorityClass],
                  pod_groups: Informer[PodGroup],
-                 workloads: dict[str, Informer[Workload]] | None = None) -> None:
+                 workloads: WorkloadIndex | None = None) -> None:
+        """``workloads``: Services and controllers, kept current by their informers'
+        callbacks (see LiveScheduler)."""
         self._pods = pods
         self._namespaces = namespaces
         self._pdbs = pdbs
         self._priority_classes = priority_classes
         self._pod_groups = pod_groups
-        self._workloads = InformerWorkloads(workloads or {})
+        self._workloads = workloads if workloads is not None else WorkloadIndex()
 
     def namespace(self, name: str) -> Namespace | None:
         """None when the informer has not seen it (plugins then use empty labels, as upstream)."""
@@ -54,7 +40,7 @@ class KubeObjects:
     def pod_group(self, namespace: str, name: str) -> PodGroup | None:
         return self._pod_groups.get_namespaced(namespace, name)
 
-    def workloads(self) -> InformerWorkloads:
+    def workloads(self) -> WorkloadIndex:
         return self._workloads
 
     def all_pods(self) -> Sequence[Pod]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kubesched.api.objects import Pod
-from kubesched.api.selectors import LabelSelector, Requirement
+from kubesched.api.selectors import EVERYTHING, LabelSelector, Requirement
 from kubesched.api.workloads import controller_of
 from kubesched.framework.interface import WorkloadLister
 
@@ -67,7 +67,7 @@ def default_selector(pod: Pod, lister: WorkloadLister) -> LabelSelector:
         merged.update(sel)
     owner = controller_of(pod.raw)
     if owner is None:
-        return _as_selector(merged)
+        return _as_selector(merged) if merged else EVERYTHING
     gv = parse_group_version(owner.api_version)
     if gv is None:
         return _as_selector(merged)
