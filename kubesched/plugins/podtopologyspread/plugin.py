@@ -147,7 +147,9 @@ class PodTopologySpread:
         require_all = bool(pod.spread_constraints) or not self.system_defaulted
         table = self._table_of(all_nodes)
         rows = None
-        if table is not None:
+        if table is not None and nodes is table.infos:  # every node feasible: every row
+            rows = np.arange(table.size, dtype=np.intp)
+        elif table is not None:
             index = table.index
             if all(ni.name in index for ni in nodes):
                 rows = np.fromiter((index[ni.name] for ni in nodes), dtype=np.intp, count=len(nodes))
