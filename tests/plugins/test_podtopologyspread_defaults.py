@@ -5,7 +5,8 @@ Ported from upstream ``pkg/scheduler/framework/plugins/helper/spread_test.go``
 (TestGetPodServices) and ``podtopologyspread/scoring_test.go`` (TestPreScoreSkip's
 "default constraints and a replicaset that doesn't match", TestPreScoreStateEmptyNodes'
 "system default constraints and a replicaset", "default constraints and a replicaset",
-"default constraints and a replicaset, but pod has constraints"). The DefaultSelector
+"default constraints and a replicaset, but pod has constraints") and ``plugin.go``
+(EventsToRegister; isSchedulableAfterPodChange through getConstraints). The DefaultSelector
 cases follow upstream ``helper/spread.go`` as described in
 tests/fidelity_workloads/UPSTREAM_README.md ("Default spreading"); each expected selector
 is written out by hand.
@@ -21,6 +22,7 @@ from kubesched.api.objects import Node, Pod
 from kubesched.api.selectors import LabelSelector, Requirement
 from kubesched.api.workloads import Workload, WorkloadIndex
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.events import QueueingHint
 from kubesched.framework.status import Code
 from kubesched.plugins.podtopologyspread.defaultselector import default_selector, pod_services
 from kubesched.plugins.podtopologyspread.plugin import PRE_SCORE_KEY, PodTopologySpread
@@ -210,3 +212,18 @@ def test_no_events_registered_for_services_or_controllers() -> None:
     Service or controller does not move pods the plugin rejected."""
     pl, _ = plugin([], [], None)
     assert [e.event.resource.name for e in pl.events_to_register()] == ["Pod", "Node"]
+
+
+def test_pod_change_hint_uses_the_default_constraints() -> None:
+    """plugin.go isSchedulableAfterPodChange takes getConstraints(pod), which builds the
+    default DoNotSchedule constraints (List defaulting) with DefaultSelector: an assigned pod
+    of the same namespace matching that selector queues the pod, another does not."""
+    pl, _ = plugin([], [RS_FOO], {"defaultingType": "List", "defaultConstraints": [
+        {"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule"}]})
+    p = owned({"foo": "tar"}, *RS1_POD)
+    matching = make_pod().name("m").node("n1").labels({"foo": "x"}).obj()
+    other = make_pod().name("o").node("n1").labels({"bar": "x"}).obj()
+    assert pl.hint_after_pod_change(p, None, matching) == QueueingHint.Queue
+    assert pl.hint_after_pod_change(p, None, other) == QueueingHint.QueueSkip
+    # without an owner nothing selects the pod: no default constraints, nothing to wait for
+    assert pl.hint_after_pod_change(owned({"foo": "tar"}), None, matching) == QueueingHint.QueueSkip
