@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 import yaml
 from live_harness import RunProcess, api_pods, eventually, write_config
-from serve_harness import Server
+from serve_harness import API_ONLY, Server
 
 pytestmark = pytest.mark.slow
 
@@ -100,3 +100,33 @@ def test_kubectl_serves_replication_controllers_and_stateful_sets(spawn: Callabl
     assert rc["spec"]["selector"] == {"app": "db"} and rc["spec"]["replicas"] == 2
     server.kubectl("delete", "sts", "web")
     assert server.kubectl("get", "sts", "-o", "name").stdout.split() == []
+
+
+def test_live_listers_follow_services_and_controllers(spawn: Callable[..., Server],
+                                                      live: Callable[..., Any]) -> None:
+    """The LiveScheduler's workload listers (what DefaultSelector reads) follow the API:
+    a Service and a ReplicaSet appear, a Service's new selector replaces the old one, a
+    deleted Service disappears; objects of another namespace stay apart."""
+    server = spawn("--nodes", "1", *API_ONLY)
+    sched = live(server)
+    lister = sched.objects.workloads()
+
+    def apply(doc: dict[str, Any]) -> None:
+        server.kubectl("apply", "-f", "-", input=json.dumps(doc))
+
+    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"},
+           "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}}
+    apply(svc)
+    apply({**svc, "metadata": {"name": "web", "namespace": "team"}})
+    apply({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs", "namespace": "default"},
+           "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "web"}},
+                    "template": {"metadata": {"labels": {"app": "web"}},
+                                 "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
+    eventually(lambda: lister.get("ReplicaSet", "default", "rs") is not None
+               and [s.label_selector for s in lister.list("Service", "default")] == [{"app": "web"}])
+    assert [s.namespace for s in lister.list("Service", "team")] == ["team"]
+    apply({**svc, "spec": {"selector": {"app": "web", "tier": "fe"}, "ports": [{"port": 80}]}})
+    eventually(lambda: [s.label_selector for s in lister.list("Service", "default")] == [{"app": "web", "tier": "fe"}])
+    server.kubectl("delete", "service", "web")
+    eventually(lambda: lister.list("Service", "default") == [])
+    assert len(lister.list("Service", "team")) == 1
