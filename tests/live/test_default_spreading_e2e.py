@@ -1,7 +1,11 @@
-"""Default topology spreading end to end: a real ``kubesched serve`` (API server, SQLite,
-Deployment and ReplicaSet controllers, 9 nodes in 3 zones) and a real ``kubesched run``
-process scheduling a Deployment of 9 replicas selected by a Service (both applied with kubectl), through its
-informers for Services and ReplicaSets.
+"""Workload objects end to end, against real ``kubesched serve`` processes and kubectl:
+
+* default topology spreading: a real ``kubesched run`` process schedules a Deployment of 9
+  replicas selected by a Service (both applied with kubectl; serve's Deployment and
+  ReplicaSet controllers create the pods) on 9 nodes in 3 zones, through its informers for
+  Services and ReplicaSets;
+* serve serves ReplicationControllers and StatefulSets;
+* a LiveScheduler's workload listers follow adds, updates and deletes.
 
 Upstream facts (podtopologyspread plugin.go / scoring.go, helper/spread.go): the pods have
 no constraints of their own, their controller is a ReplicaSet and a Service selects them,
