@@ -31,6 +31,7 @@ from kubesched.api.errors import DecodeError
 from kubesched.api.podgroup import PodGroup
 from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
 from kubesched.api.storage import STORAGE_KINDS, StorageObject, decode_storage
+from kubesched.api.workloads import WORKLOAD_KINDS, Workload
 
 log = logging.getLogger(__name__)
 
@@ -49,10 +50,8 @@ SCHEDULED_KINDS: dict[str, str] = {
 # Kinds accepted and kept as raw dictionaries but not scheduled (controllers are NOT
 # expanded into pods: list the pods themselves).
 OTHER_KINDS: dict[str, str] = {
-    "ConfigMap": "v1", "Secret": "v1", "Service": "v1", "ServiceAccount": "v1",
-    "ReplicationController": "v1",
-    "Deployment": "apps/v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1",
-    "DaemonSet": "apps/v1", "Job": "batch/v1", "CronJob": "batch/v1",
+    "ConfigMap": "v1", "Secret": "v1", "ServiceAccount": "v1",
+    "DaemonSet": "apps/v1", "CronJob": "batch/v1",
 }
 # Kinds that would change scheduling through admission or plugins kubesched lacks.
 UNSUPPORTED_KINDS: dict[str, str] = {
@@ -90,6 +89,9 @@ class Manifest:
     namespaces: list[Namespace] = field(default_factory=list)
     pod_groups: list[PodGroup] = field(default_factory=list)
     storage: list[StorageObject] = field(default_factory=list)  # kubesched.api.storage kinds, in file order
+    # Services, ReplicationControllers, ReplicaSets, StatefulSets, Deployments, Jobs
+    # (read by PodTopologySpread's default constraints; controllers are NOT expanded into pods).
+    workloads: list[Workload] = field(default_factory=list)
     others: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -134,7 +136,8 @@ def load_manifests(paths: list[str]) -> Manifest:
             raise exc.at(obj=describe(raw), file=d.file) from None
     nodes = {n.name for n in m.nodes}
     for pod, file in zip(m.pods, pod_files):
-        if pod.node_name and pod.node_name not in nodes:
+        # A finished pod may name a node that is gone: the scheduler never sees it anyway.
+        if pod.node_name and pod.node_name not in nodes and pod.phase not in ("Succeeded", "Failed"):
             raise DecodeError(f'node "{pod.node_name}" not found in the manifests', field="spec.nodeName",
                               obj=describe(pod.raw), file=file)
     kept = Counter(str(o.get("kind")) for o in m.others)
@@ -176,6 +179,8 @@ def _add(m: Manifest, raw: dict[str, Any], pod_files: list[str], file: str) -> N
         m.pod_groups.append(PodGroup.from_dict(raw))
     elif kind in STORAGE_KINDS:
         m.storage.append(decode_storage(raw))
+    elif kind in WORKLOAD_KINDS:
+        m.workloads.append(Workload.from_dict(raw))
     elif kind != "PriorityClass":
         m.others.append(raw)
 
@@ -275,7 +280,7 @@ def _check_kind(d: _Doc) -> None:
         raise d.error("apiVersion is required", "apiVersion")
     if kind in UNSUPPORTED_KINDS:
         raise d.error(f"{kind}: {UNSUPPORTED_KINDS[kind]} is not supported by kubesched yet", "kind")
-    want = SCHEDULED_KINDS.get(kind) or OTHER_KINDS.get(kind)
+    want = SCHEDULED_KINDS.get(kind) or WORKLOAD_KINDS.get(kind) or OTHER_KINDS.get(kind)
     if want is None:
         raise d.error(f'unknown kind "{kind}" (apiVersion {api})', "kind")
     if api != want:

@@ -29,6 +29,8 @@ def _status(s: str) -> str:
 
 
 def _detail(o: PodOutcome) -> str:
+    if o.skipped:
+        return o.skipped
     if o.status == "Preempted" and o.preempted_by:
         return f"preempted by {o.preempted_by}"
     if o.status == "Scheduled" and o.preempted:
@@ -54,6 +56,9 @@ def print_simulation(sim: Simulation) -> None:
     con.print(t)
     s = sim.summary()
     con.print(", ".join(f"{k}: {v}" for k, v in s.items() if v or k in ("scheduled", "unschedulable")))
+    ignored = sim.ignored_pods()
+    if ignored:
+        con.print(f"ignored (finished, invisible to the scheduler): {escape(', '.join(ignored))}")
     if pending:
         con.print("\n[bold]Why pending[/]")
         for o in pending:
@@ -104,7 +109,7 @@ def print_explanation(out: PodOutcome) -> None:
     con.print(f"[bold]{escape(out.pod.key)}[/] priority {out.pod.priority}: {_status(out.status)}"
               + (f" on {out.node}" if out.node else ""))
     if not out.attempts:
-        con.print(escape(out.message or "no scheduling attempt"))
+        con.print(escape(out.message or (f"not scheduled: {out.skipped}" if out.skipped else "no scheduling attempt")))
     for i, att in enumerate(out.attempts):
         print_attempt(con, i, att)
 

@@ -36,6 +36,9 @@ def run(args: argparse.Namespace) -> int:
     sim = _simulate(args, explain=args.explain)
     doc: dict[str, Any] = {"pods": [o.to_json(args.explain) for o in sim.results()],
                            "summary": sim.summary()}
+    ignored = sim.ignored_pods()
+    if ignored:  # finished pods, which the scheduler never sees
+        doc["ignoredPods"] = ignored
     if args.timeline:
         doc["timeline"] = sim.timeline.entries
     if sim.storage.pv_map or sim.storage.pvc_map:
@@ -60,6 +63,9 @@ def explain(args: argparse.Namespace) -> int:
         if out.pod.namespace == ns and out.pod.name == name:
             render.print_explanation(out)
             return 0
+    for pod in sim.completed:
+        if pod.namespace == ns and pod.name == name:
+            raise KubeschedError(f"pod {ns}/{name}: phase {pod.phase}: finished pods are invisible to the scheduler")
     elsewhere = sorted(o.pod.key for o in sim.results() if o.pod.name == name)
     hint = f" (did you mean {', '.join(elsewhere)}?)" if elsewhere else ""
     raise KubeschedError(f"pod {ns}/{name}: not a pending pod in the given manifests{hint}")

@@ -18,6 +18,7 @@ from typing import Any
 from kubesched.framework.clock import CLOCK_EPOCH
 from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
 from kubesched.api.podgroup import PodGroup
+from kubesched.api.workloads import Workload, WorkloadIndex
 from kubesched.framework.status import SUCCESS, Status, error
 
 BIND_EPOCH = CLOCK_EPOCH  # bound pods' start times are on the scheduler clock's epoch
@@ -61,6 +62,7 @@ class InProcessCluster:
         self.priority_classes: dict[str, PriorityClass] = {}
         self.pdb_list: list[PodDisruptionBudget] = []
         self.pod_groups: dict[str, PodGroup] = {}
+        self.workload_index = WorkloadIndex()
         self.events: list[Event] = []
         self.deleted: dict[str, tuple[Pod, str]] = {}  # uid -> (pod, reason message)
         self.listeners: list[Callable[[ClusterChange], None]] = []
@@ -70,7 +72,9 @@ class InProcessCluster:
     # -- loading ----------------------------------------------------------------------
     def load(self, nodes: Iterable[Node], pods: Iterable[Pod], namespaces: Iterable[Namespace] = (),
              priority_classes: Iterable[PriorityClass] = (), pdbs: Iterable[PodDisruptionBudget] = (),
-             pod_groups: Iterable[PodGroup] = ()) -> None:
+             pod_groups: Iterable[PodGroup] = (), workloads: Iterable[Workload] = ()) -> None:
+        for w in workloads:
+            self.workload_index.put(w)
         for g in pod_groups:
             self.pod_groups[g.key] = g
         for n in nodes:
@@ -108,6 +112,9 @@ class InProcessCluster:
 
     def all_pods(self) -> Sequence[Pod]:
         return list(self.pods.values())
+
+    def workloads(self) -> WorkloadIndex:
+        return self.workload_index
 
     # -- ClusterSink --------------------------------------------------------------------
     def bind(self, pod: Pod, node_name: str) -> Status:

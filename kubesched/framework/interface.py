@@ -37,6 +37,7 @@ import numpy as np
 
 from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
 from kubesched.api.podgroup import PodGroup
+from kubesched.api.workloads import Workload
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.status import Status
 from kubesched.framework.types import NodeInfo
@@ -285,8 +286,20 @@ class ClusterSink(Protocol):
     def record_event(self, obj: Pod, type_: str, reason: str, message: str) -> None: ...
 
 
+class WorkloadLister(Protocol):
+    """Services, ReplicationControllers, ReplicaSets, StatefulSets (and Deployments, Jobs)
+    by kind (``"Service"``, ...), namespace and name: upstream's informer listers, which
+    PodTopologySpread's default selector reads (``helper.DefaultSelector``)."""
+
+    def get(self, kind: str, namespace: str, name: str) -> Workload | None: ...
+
+    def list(self, kind: str, namespace: str) -> Sequence[Workload]: ...
+
+
 class ClusterObjects(Protocol):
     """Objects other than nodes and pods that plugins read."""
+
+    def workloads(self) -> WorkloadLister: ...
 
     def namespace(self, name: str) -> Namespace | None: ...
 

@@ -2,9 +2,11 @@
 
 Wiring, as upstream's ``scheduler.New`` and ``Run`` do it::
 
-    informers (pods, nodes, namespaces, PriorityClasses, PDBs, PodGroups, and the storage
-    objects: PVs, PVCs, StorageClasses, CSINodes, CSIDrivers, CSIStorageCapacities,
-    VolumeAttachments, read by the volume plugins through KubeStorage)
+    informers (pods, nodes, namespaces, PriorityClasses, PDBs, PodGroups; Services,
+               ReplicationControllers, ReplicaSets, StatefulSets, read by PodTopologySpread's
+               default selector; and the storage objects: PVs, PVCs, StorageClasses, CSINodes,
+               CSIDrivers, CSIStorageCapacities, VolumeAttachments, read by the volume plugins
+               through KubeStorage)
         │ add / update / delete, under sched.lock
         ▼
     EventHandlers ──► Cache, SchedulingQueue ──► SchedulingLoop (one thread) ──► Scheduler
@@ -38,6 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.api.workloads import WorkloadIndex
 from kubesched.cache.cache import Cache
 from kubesched.cluster.kube.client import KubeClient
 from kubesched.cluster.kube.errors import FencedError
@@ -46,7 +49,7 @@ from kubesched.cluster.kube.informer import Informer
 from kubesched.cluster.kube.objects import KubeObjects
 from kubesched.cluster.kube.resources import (
     CSI_DRIVERS, CSI_NODES, CSI_STORAGE_CAPACITIES, NAMESPACES, NODES, PDBS, POD_GROUPS, PODS, PRIORITY_CLASSES, PVCS,
-    PVS, STORAGE_CLASSES, VOLUME_ATTACHMENTS,
+    PVS, REPLICA_SETS, REPLICATION_CONTROLLERS, SERVICES, STATEFUL_SETS, STORAGE_CLASSES, VOLUME_ATTACHMENTS,
 )
 from kubesched.cluster.kube.sink import KubeSink
 from kubesched.cluster.kube.storage import KubeStorage
@@ -103,15 +106,21 @@ class LiveScheduler:
             (inf(STORAGE_CLASSES), Resource.StorageClass), (inf(CSI_NODES), Resource.CSINode),
             (inf(CSI_DRIVERS), Resource.CSIDriver), (inf(CSI_STORAGE_CAPACITIES), Resource.CSIStorageCapacity),
             (inf(VOLUME_ATTACHMENTS), Resource.VolumeAttachment)]
+        # PodTopologySpread's default selector reads these (no events: upstream registers none)
+        self.workloads = {"Service": inf(SERVICES), "ReplicationController": inf(REPLICATION_CONTROLLERS),
+                          "ReplicaSet": inf(REPLICA_SETS), "StatefulSet": inf(STATEFUL_SETS)}
         self.informers: list[Informer[Any]] = [self.nodes, self.pods, self.namespaces, self.priority_classes,
-                                               self.pdbs, self.pod_groups] + [i for i, _ in self.storage_informers]
+                                               self.pdbs, self.pod_groups, *self.workloads.values()] + [
+                                                   i for i, _ in self.storage_informers]
         self._stopping_storage = threading.Event()
         sinf = [i for i, _ in self.storage_informers]
         self.storage = KubeStorage(client, pvs=sinf[0], pvcs=sinf[1], classes=sinf[2], csinodes=sinf[3],
                                    csidrivers=sinf[4], capacities=sinf[5], attachments=sinf[6],
                                    stopping=self._stopping_storage)
+        self.workload_index = WorkloadIndex()
         self.objects = KubeObjects(pods=self.pods, namespaces=self.namespaces, pdbs=self.pdbs,
-                                   priority_classes=self.priority_classes, pod_groups=self.pod_groups)
+                                   priority_classes=self.priority_classes, pod_groups=self.pod_groups,
+                                   workloads=self.workload_index)
         self.sink = KubeSink(client, self.recorder, pod_by_uid=self.objects.pod_by_uid, fence=fence)
         self.recorder.guard = self.sink.guard
         self.binder = Binder(options.binding_workers, after_each=self._after_binding)
@@ -151,6 +160,11 @@ class LiveScheduler:
         self.pods.on_add, self.pods.on_update, self.pods.on_delete = h.on_pod_add, h.on_pod_update, h.on_pod_delete
         self.nodes.on_add, self.nodes.on_update = h.on_node_add, h.on_node_update
         self.nodes.on_delete = h.on_node_delete
+        index = self.workload_index  # by namespace, as upstream's listers; no queue events
+        for informer in self.workloads.values():
+            informer.on_add = index.put
+            informer.on_update = lambda _old, new: index.put(new)
+            informer.on_delete = lambda o, _stale: index.remove(o.kind, o.namespace, o.name)
         for informer, resource in [(self.namespaces, Resource.Namespace), (self.pod_groups, Resource.PodGroup),
                                    *self.storage_informers]:
             informer.on_add = lambda o, r=resource: h.on_object_event(r, ActionType.Add, None, o)

@@ -41,6 +41,7 @@ from kubesched.api.storage import (
     ANN_BIND_COMPLETED, ClaimRef, CSINode, PersistentVolume, PersistentVolumeClaim, apply_storage_defaults,
 )
 from kubesched.api.volumes import Volume
+from kubesched.api.workloads import Workload as WorkloadObject
 from kubesched.cluster.inprocess import ClusterChange
 from kubesched.config import load_config
 from kubesched.config.types import API_VERSION, KIND
@@ -48,7 +49,8 @@ from kubesched.plugins.registry import in_tree_registry
 from kubesched.scheduler import Scheduler
 from kubesched.sim.driver import MAX_ATTEMPTS_PER_POD, PodOutcome, Simulation
 from kubesched.sim.workloads import (
-    NODE_TEMPLATES, POD_TEMPLATES, PV_TEMPLATES, WORKLOADS, CreateNodes, CreatePods, Workload,
+    NODE_TEMPLATES, OBJECT_TEMPLATES, POD_TEMPLATES, PV_TEMPLATES, WORKLOADS, CreateAny, CreateNodes, CreatePods,
+    Workload,
 )
 
 log = logging.getLogger(__name__)
@@ -269,7 +271,10 @@ class Bench:
         config = load_config({"apiVersion": API_VERSION, "kind": KIND,
                               "percentageOfNodesToScore": spec.percentage_of_nodes_to_score},
                              in_tree_registry())
-        self.sim = Simulation(Manifest(nodes=nodes), config, seed=spec.seed, explain=False)
+        objects = [WorkloadObject.from_dict({**OBJECT_TEMPLATES[t], "metadata": {
+            **OBJECT_TEMPLATES[t]["metadata"], "namespace": op.namespace}})
+            for op in self.workload.ops if isinstance(op, CreateAny) for t in op.templates]
+        self.sim = Simulation(Manifest(nodes=nodes, workloads=objects), config, seed=spec.seed, explain=False)
         for op in self.workload.ops:
             if isinstance(op, CreateNodes):
                 self.sim.storage.load(build_csi_nodes(op, nodes))

@@ -5,6 +5,11 @@ profile, exactly as a live scheduler is wired, on a virtual clock. ``run(single_
 gives every pending pod exactly one attempt in queue order (with an immediate second
 attempt after a successful preemption); ``run()`` keeps the queue going until nothing
 more can happen.
+
+Pods that finished (``status.phase`` Succeeded or Failed) are invisible to the scheduler,
+as upstream's pod informer lists and watches without them: they are kept in
+``completed`` (reported as ``ignoredPods``), never loaded. A pending pod being deleted
+(``metadata.deletionTimestamp``) is popped but not scheduled (upstream ``skipPodSchedule``).
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from kubesched.sim.clock import VirtualClock
 from kubesched.sim.timeline import Timeline
 
 MAX_ATTEMPTS_PER_POD = 50
+TERMINAL_PHASES = ("Succeeded", "Failed")
+DELETING = "pod is being deleted"
 
 
 @dataclass
@@ -42,6 +49,7 @@ class PodOutcome:
     attempts: list[Attempt] = field(default_factory=list)
     preempted: list[str] = field(default_factory=list)
     preempted_by: str | None = None
+    skipped: str | None = None  # why the pod was popped but not scheduled
 
     def to_json(self, explain: bool) -> dict[str, Any]:
         d: dict[str, Any] = {"namespace": self.pod.namespace, "name": self.pod.name,
@@ -50,6 +58,8 @@ class PodOutcome:
                              "nominatedNode": self.nominated_node, "preempted": self.preempted}
         if self.preempted_by is not None:
             d["preemptedBy"] = self.preempted_by
+        if self.skipped is not None:
+            d["skipped"] = self.skipped
         if explain:
             d["attempts"] = [a.to_json() for a in self.attempts]
         return d
@@ -63,16 +73,18 @@ class Simulation:
         self.generation = 0  # bumped by every cluster change
         self._tried_at: dict[str, int] = {}  # pod uid -> generation at its last attempt
         self.cluster = InProcessCluster(self.clock.now)
-        bound = [p for p in manifest.pods if p.node_name]
+        self.completed = [p for p in manifest.pods if p.phase in TERMINAL_PHASES]
+        pods = [p for p in manifest.pods if p.phase not in TERMINAL_PHASES]
+        bound = [p for p in pods if p.node_name]
         # A PDB without status gets the budget the disruption controller would compute from
         # the pods running at the start (there is no controller to keep it current).
         pdbs = [pdb if pdb.disruptions_allowed is not None else
                 dataclasses.replace(pdb, disruptions_allowed=disruptions_allowed(pdb, bound))
                 for pdb in manifest.pdbs]
-        self.cluster.load(manifest.nodes, manifest.pods, manifest.namespaces,
-                          manifest.priority_classes, pdbs, manifest.pod_groups)
+        self.cluster.load(manifest.nodes, pods, manifest.namespaces,
+                          manifest.priority_classes, pdbs, manifest.pod_groups, manifest.workloads)
         self.storage = InProcessStorage(self.cluster.nodes.get)
-        self.storage.load(getattr(manifest, "storage", ()))
+        self.storage.load(manifest.storage)
         self.storage.create_ephemeral_claims(manifest.pods)
         self.cache = Cache()
         for n in manifest.nodes:
@@ -181,11 +193,21 @@ class Simulation:
                     out.status = "Gated"
                     out.message = self._pre_enqueue(out.pod).message
 
+    def _skip(self, pod: Pod) -> bool:
+        """Upstream ``skipPodSchedule`` for a popped pod: a pod being deleted is not tried."""
+        if pod.deletion_timestamp is None or not self.handlers.skip_pod_schedule(pod):
+            return False
+        self.outcomes[pod.uid].skipped = DELETING
+        self.queue.done(pod.uid)
+        return True
+
     def _run_single_pass(self) -> None:
         order = sorted(self.outcomes.values(), key=lambda o: (-o.pod.priority, o.pod.seq))
         for out in order:
             pod = self.cluster.pods.get(out.pod.uid)
             if pod is None or pod.node_name:
+                continue
+            if self._skip(pod):
                 continue
             if not self._pre_enqueue(pod).success:
                 self.queue.add(pod)  # parks it as gated
@@ -208,6 +230,8 @@ class Simulation:
                     break
                 continue
             budget -= 1
+            if self._skip(qpi.pod):
+                continue
             self._attempt(qpi)
 
     def _advance(self) -> bool:
@@ -239,4 +263,13 @@ class Simulation:
             key = o.status.lower()
             s[key] = s.get(key, 0) + 1
         s["ignored"] = len(self.ignored)
+        skipped = sum(1 for o in self.outcomes.values() if o.skipped is not None)
+        if skipped:  # pending pods being deleted
+            s["skipped"] = skipped
+        if self.completed:  # finished pods, invisible to the scheduler
+            s["completed"] = len(self.completed)
         return s
+
+    def ignored_pods(self) -> list[str]:
+        """The finished pods the scheduler never saw, ``namespace/name``, sorted."""
+        return sorted(p.key for p in self.completed)

@@ -14,14 +14,18 @@ written here as dictionaries so that decoding YAML is not part of what is measur
   ``pod-with-preferred-pod-anti-affinity.yaml`` (``color: yellow``, weight 1),
   ``pod-with-topology-spreading.yaml`` (``color: blue``, maxSkew 5 on the zone,
   DoNotSchedule), ``pod-with-node-inclusion-policy.yaml`` (``foo: bar``, maxSkew 1 on the
-  hostname, nodeAffinityPolicy and nodeTaintsPolicy Honor).
+  hostname, nodeAffinityPolicy and nodeTaintsPolicy Honor);
+* ``service.yaml`` (selector ``app: scheduler-perf``) and ``pod-with-label.yaml`` (label
+  ``app: scheduler-perf``, no requests), for ``DefaultTopologySpreading``.
 
 Where kubesched departs from upstream, on purpose: every node carries the
 ``kubernetes.io/hostname`` label a kubelet would set (upstream's fake nodes have none);
 zone values are given round-robin (upstream's ``labelNodePrepareStrategy`` picks them at
 random); ``taints`` is kubesched's own workload (every 5th node tainted, every 2nd pod
 tolerating); in ``inclusion-policy`` the tainted fifth of the nodes is every 5th node
-rather than the last ones created. A node uses ``templates[i % len(templates)]`` and so
+rather than the last ones created; in ``default-spread`` the measured pods are also
+owned (``controller: true``) by a ReplicaSet selecting them, as a Deployment's pods are
+(upstream's pods have only the Service). A node uses ``templates[i % len(templates)]`` and so
 does a pod, which is how "every k-th" is written.
 """
 
@@ -85,6 +89,12 @@ POD_TEMPLATES: dict[str, dict[str, Any]] = {
         topologySpreadConstraints=[{"maxSkew": 5, "topologyKey": ZONE_LABEL,
                                     "whenUnsatisfiable": "DoNotSchedule",
                                     "labelSelector": _selector("color", "blue")}]),
+    "pod-with-label-owned-by-replicaset": {  # pod-with-label.yaml: no ports, no requests
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"generateName": "pod-", "labels": {"app": "scheduler-perf"}, "ownerReferences": [
+            {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "scheduler-perf", "uid": "rs-scheduler-perf",
+             "controller": True}]},
+        "spec": {"containers": [{"image": "registry.k8s.io/pause:3.10.1", "name": "pause"}]}},
     "pod-with-node-inclusion-policy": _pod(
         "spreading-pod-with-node-inclusion-policy-", {"foo": "bar"},
         topologySpreadConstraints=[{"maxSkew": 1, "topologyKey": HOSTNAME_LABEL,
@@ -99,6 +109,17 @@ POD_TEMPLATES: dict[str, dict[str, Any]] = {
 PV_TEMPLATES: dict[str, dict[str, Any]] = {
     "pv-csi": {"csi": {"driver": "ebs.csi.aws.com"}},
     "pv-aws": {"awsElasticBlockStore": {}},
+}
+
+
+# Objects of ``createAny`` (Services, controllers), as the API server would store them.
+OBJECT_TEMPLATES: dict[str, dict[str, Any]] = {
+    "service": {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "service-scheduler-perf"},
+                "spec": {"selector": {"app": "scheduler-perf"},
+                         "ports": [{"protocol": "TCP", "port": 80, "targetPort": 8000}]}},
+    "replicaset": {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "scheduler-perf"},
+                   "spec": {"selector": {"matchLabels": {"app": "scheduler-perf"}},
+                            "template": {"metadata": {"labels": {"app": "scheduler-perf"}}}}},
 }
 
 
@@ -133,7 +154,16 @@ class CreatePods:
     opcode: str = "createPods"
 
 
-Op = CreateNodes | CreatePods
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreateAny:
+    """Objects other than nodes and pods (``OBJECT_TEMPLATES``), in ``namespace``."""
+
+    templates: tuple[str, ...]
+    namespace: str
+    opcode: str = "createAny"
+
+
+Op = CreateNodes | CreatePods | CreateAny
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -170,6 +200,12 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in (
             _NODES, _SCHED_NS),
     _simple("taints", "(kubesched) taints and tolerations", ("pod-default", "pod-with-toleration"),
             ("pod-default", "pod-with-toleration"), _EVERY_5TH_TAINTED),
+    Workload(name="default-spread", upstream="DefaultTopologySpreading", ops=(
+        _ZONED_NODES,
+        CreateAny(templates=("service", "replicaset"), namespace="service-ns"),
+        CreatePods(count="$initPods", templates=("pod-default",)),
+        CreatePods(count="$measurePods", templates=("pod-with-label-owned-by-replicaset",), namespace="service-ns",
+                   collect_metrics=True))),
     _simple("inclusion-policy", "SchedulingWithNodeInclusionPolicy",
             ("pod-with-node-inclusion-policy",), ("pod-with-node-inclusion-policy",),
             _EVERY_5TH_TAINTED),
@@ -204,6 +240,7 @@ SUITE: tuple[Case, ...] = (
     Case(workload="inclusion-policy", nodes=5000, init_pods=0, pods=4000),
     Case(workload="csi-pvs", nodes=5000, init_pods=5000, pods=1000),
     Case(workload="in-tree-pvs", nodes=5000, init_pods=5000, pods=1000),
+    Case(workload="default-spread", nodes=5000, init_pods=5000, pods=10000),
     Case(workload="basic", nodes=15000, init_pods=150000, pods=10000),
 )
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubesched.api.objects import Namespace, Pod, PodDisruptionBudget, PriorityClass
+from kubesched.api.workloads import WorkloadIndex
 from kubesched.cache.snapshot import Snapshot
 
 
@@ -18,6 +19,10 @@ class StaticObjects:
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     pod_groups: dict[str, Any] = field(default_factory=dict)
     pod_list: list[Pod] = field(default_factory=list)
+    workload_index: WorkloadIndex = field(default_factory=WorkloadIndex)
+
+    def workloads(self) -> WorkloadIndex:
+        return self.workload_index
 
     def namespace(self, name: str) -> Namespace | None:
         return self.namespaces.get(name)

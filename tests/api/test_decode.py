@@ -130,8 +130,9 @@ def test_all_kinds_sorted_into_the_manifest(tmp_path: Path) -> None:
     assert [n.name for n in m.namespaces] == ["team"]
     assert [g.name for g in m.pod_groups] == ["g"]
     assert m.pod_groups[0].raw["metadata"]["uid"]  # defaulted like every object
-    assert [o["kind"] for o in m.others] == ["Deployment", "Service"]
-    assert m.others[0]["metadata"]["namespace"] == "default"
+    assert [(w.kind, w.namespace, w.name) for w in m.workloads] == [
+        ("Deployment", "default", "web"), ("Service", "default", "web")]
+    assert m.others == []
     assert m.pods[0].priority == 1000
 
 

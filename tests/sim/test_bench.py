@@ -11,6 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from kubesched.api.objects import Node, Pod
+from kubesched.api.selectors import LabelSelector, Requirement
 from kubesched.cli.main import main
 from kubesched.sim.bench import RESULT_KEYS, Bench, BenchSpec, nearest_rank, throughput_samples
 from kubesched.sim.workloads import HOSTNAME_LABEL, WORKLOADS, ZONE_LABEL
@@ -97,6 +98,7 @@ CASES: list[tuple[str, int, int, Check]] = [
     ("inclusion-policy", 20, 60, _check_inclusion_policy),
     ("csi-pvs", 20, 60, _check_csi_limits),
     ("in-tree-pvs", 20, 60, _check_own_claim),
+    ("default-spread", 20, 60, _check_none),  # spreading is soft: see the next test
 ]
 
 
@@ -131,6 +133,26 @@ def test_workload_schedules_every_pod_within_capacity(workload: str, init: int, 
     check(pods, nodes)
     # one algorithm-latency sample per scheduling cycle, init pods' and measured pods'
     assert len(bench.algo.samples) == init + measured
+
+
+def test_default_spread_pods_get_default_constraints() -> None:
+    """DefaultTopologySpreading: the measured pods (label app=scheduler-perf, no constraints
+    of their own) are selected by the Service (selector app=scheduler-perf) and owned by the
+    ReplicaSet (matchLabels app=scheduler-perf): helper.DefaultSelector gives the Service's
+    label set plus the ReplicaSet's requirement, i.e. ``app In (scheduler-perf)`` twice."""
+    bench = Bench(BenchSpec(workload="default-spread", nodes=6, init_pods=0, pods=6))
+    bench.run()
+    pods = [p for p in bench.sim.cluster.pods.values() if p.namespace == "service-ns"]
+    assert len(pods) == 6
+    plugin = bench.sim.sched.profiles["default-scheduler"].by_name["PodTopologySpread"]
+    app = Requirement("app", "In", frozenset(["scheduler-perf"]))
+    assert plugin.default_selector_of(pods[0]) == LabelSelector((app, app))
+    # six empty, equal nodes in three zones (round-robin): at each step an empty node in a
+    # least-used zone has the lowest PodTopologySpread counts (hostname and zone) and the
+    # least allocation, so every plugin prefers it: two pods per zone, one per node
+    zones = Counter(bench.sim.cluster.nodes[p.node_name].labels[ZONE_LABEL] for p in pods)
+    assert zones == {"moon-1": 2, "moon-2": 2, "moon-3": 2}
+    assert len({p.node_name for p in pods}) == 6
 
 
 def test_result_json_keys() -> None:
@@ -192,7 +214,7 @@ def test_cli_bench_suite_scaled(capsys: pytest.CaptureFixture[str]) -> None:
     assert rc == 0
     rows = json.loads(capsys.readouterr().out)
     assert [r["workload"] for r in rows] == ["basic", "spread", "affinity", "preferred-affinity",
-                                              "taints", "inclusion-policy", "csi-pvs", "in-tree-pvs", "basic"]
+                                              "taints", "inclusion-policy", "csi-pvs", "in-tree-pvs", "default-spread", "basic"]
     for row in rows:
         assert list(row["result"]) == EXPECTED_KEYS
         assert row["result"]["scheduled"] == row["pods"]

@@ -131,6 +131,35 @@ class NamespaceStrategy(Strategy):
         return out
 
 
+class ReplicationControllerStrategy(StatusStrategy):
+    """core/v1 ``SetDefaults_ReplicationController``: without a selector, the template's
+    labels are the selector (and the RC's labels, when it has none); one replica."""
+
+    tracks_generation = True
+
+    def prepare_create(self, obj: dict[str, Any], ctx: Context) -> None:
+        super().prepare_create(obj, ctx)
+        spec = obj.setdefault("spec", {})
+        if not isinstance(spec, dict):
+            return
+        template = spec.get("template")
+        tmeta = template.get("metadata") if isinstance(template, dict) else None
+        labels = tmeta.get("labels") if isinstance(tmeta, dict) else None
+        if labels and isinstance(labels, dict):
+            if not spec.get("selector"):
+                spec["selector"] = dict(labels)
+            meta = obj["metadata"]
+            if not meta.get("labels"):
+                meta["labels"] = dict(labels)
+        spec.setdefault("replicas", 1)
+
+
+class StatefulSetStrategy(StatusStrategy):
+    """apps/v1 StatefulSets are stored as they come (their controller may come separately)."""
+
+    tracks_generation = True
+
+
 class ServiceStrategy(Strategy):
     name_rule = "dns1035"
     status_subresource = True

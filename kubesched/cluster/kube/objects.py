@@ -1,6 +1,7 @@
 """``KubeObjects``: what plugins read besides nodes and pods (``ClusterObjects``), served
-from informer stores: namespaces, PodDisruptionBudgets, PriorityClasses, PodGroups, and
-every pod the pod informer holds (for gang accounting)."""
+from informer stores: namespaces, PodDisruptionBudgets, PriorityClasses, PodGroups,
+Services and controllers (for default spreading), and every pod the pod informer holds
+(for gang accounting)."""
 
 from __future__ import annotations
 
@@ -8,18 +9,23 @@ from collections.abc import Sequence
 
 from kubesched.api.objects import Namespace, Pod, PodDisruptionBudget, PriorityClass
 from kubesched.api.podgroup import PodGroup
+from kubesched.api.workloads import WorkloadIndex
 from kubesched.cluster.kube.informer import Informer
 
 
 class KubeObjects:
     def __init__(self, *, pods: Informer[Pod], namespaces: Informer[Namespace],
                  pdbs: Informer[PodDisruptionBudget], priority_classes: Informer[PriorityClass],
-                 pod_groups: Informer[PodGroup]) -> None:
+                 pod_groups: Informer[PodGroup],
+                 workloads: WorkloadIndex | None = None) -> None:
+        """``workloads``: Services and controllers, kept current by their informers'
+        callbacks (see LiveScheduler)."""
         self._pods = pods
         self._namespaces = namespaces
         self._pdbs = pdbs
         self._priority_classes = priority_classes
         self._pod_groups = pod_groups
+        self._workloads = workloads if workloads is not None else WorkloadIndex()
 
     def namespace(self, name: str) -> Namespace | None:
         """None when the informer has not seen it (plugins then use empty labels, as upstream)."""
@@ -33,6 +39,9 @@ class KubeObjects:
 
     def pod_group(self, namespace: str, name: str) -> PodGroup | None:
         return self._pod_groups.get_namespaced(namespace, name)
+
+    def workloads(self) -> WorkloadIndex:
+        return self._workloads
 
     def all_pods(self) -> Sequence[Pod]:
         return self._pods.values()

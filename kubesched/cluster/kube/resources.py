@@ -20,6 +20,7 @@ from kubesched.api.storage import (
     CSIDriver, CSINode, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim, StorageClass,
     VolumeAttachment,
 )
+from kubesched.api.workloads import Workload
 
 _arrival = itertools.count()
 
@@ -34,6 +35,11 @@ def _trusted(cls: Any) -> Callable[[dict[str, Any]], Any]:
     """Decode without re-running the API server's validation: the server did it, and one
     that is newer than ours may accept what we would not."""
     return lambda raw: cls.from_dict(raw, validate=False)
+
+
+def _workload(kind: str) -> Callable[[dict[str, Any]], Workload]:
+    """A list's items come without kind: set it, then decode as :class:`Workload`."""
+    return lambda raw: Workload.from_dict(raw if raw.get("kind") == kind else {**raw, "kind": kind})
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +77,13 @@ PDBS = ApiResource("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget"
                    _trusted(PodDisruptionBudget))
 POD_GROUPS = ApiResource("scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup", True,
                          _trusted(PodGroup), optional=True)
+# Read by PodTopologySpread's default constraints (upstream's informer listers).
+SERVICES = ApiResource("", "v1", "services", "Service", True, _workload("Service"))
+REPLICATION_CONTROLLERS = ApiResource("", "v1", "replicationcontrollers", "ReplicationController", True,
+                                      _workload("ReplicationController"))
+REPLICA_SETS = ApiResource("apps", "v1", "replicasets", "ReplicaSet", True, _workload("ReplicaSet"))
+STATEFUL_SETS = ApiResource("apps", "v1", "statefulsets", "StatefulSet", True, _workload("StatefulSet"))
+WORKLOAD_RESOURCES = (SERVICES, REPLICATION_CONTROLLERS, REPLICA_SETS, STATEFUL_SETS)
 EVENTS = ApiResource("events.k8s.io", "v1", "events", "Event", True, dict)
 # what the volume plugins read (VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions)
 PVS = ApiResource("", "v1", "persistentvolumes", "PersistentVolume", False, _trusted(PersistentVolume))
@@ -86,4 +99,5 @@ VOLUME_ATTACHMENTS = ApiResource("storage.k8s.io", "v1", "volumeattachments", "V
                                  _trusted(VolumeAttachment))
 
 STORAGE_RESOURCES = (PVS, PVCS, STORAGE_CLASSES, CSI_NODES, CSI_DRIVERS, CSI_STORAGE_CAPACITIES, VOLUME_ATTACHMENTS)
-SCHEDULER_RESOURCES = (NODES, PODS, NAMESPACES, PRIORITY_CLASSES, PDBS, POD_GROUPS) + STORAGE_RESOURCES
+SCHEDULER_RESOURCES = ((NODES, PODS, NAMESPACES, PRIORITY_CLASSES, PDBS, POD_GROUPS) + STORAGE_RESOURCES
+                       + WORKLOAD_RESOURCES)

@@ -6,11 +6,10 @@ hostname maxSkew 3 and zone maxSkew 5, both ScheduleAnyway), which apply only wh
 something selects the pod (upstream ``DefaultSelector``: Services, ReplicationControllers,
 ReplicaSets, StatefulSets).
 
-kubesched has no Service/ReplicaSet/StatefulSet/ReplicationController informers yet, so
-``default_selector_of`` returns the empty selector, and default constraints are skipped
-exactly as upstream skips them for a pod no Service or controller selects. Once those
-objects are available, set ``default_selector_of`` to a function calling
-``common.default_selector`` with them.
+The selector of the default constraints comes from the workload listers of the framework
+handle (``handle.objects.workloads()``, upstream's informer listers), see
+``defaultselector``. As upstream, the plugin registers no events for Services or
+controllers: a change to them does not move pods it rejected (the periodic flush does).
 """
 
 from __future__ import annotations
@@ -37,6 +36,7 @@ from kubesched.plugins.podtopologyspread.args import (
     DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, SYSTEM_DEFAULT_CONSTRAINTS, SYSTEM_DEFAULTING,
     DefaultConstraint, PodTopologySpreadArgs, parse_args,
 )
+from kubesched.plugins.podtopologyspread.defaultselector import default_selector
 from kubesched.plugins.podtopologyspread.common import (
     Constraint, MatchCounter, default_constraints, node_has_all_keys, pod_constraints,
 )
@@ -45,10 +45,6 @@ log = logging.getLogger(__name__)
 
 PRE_FILTER_KEY: StateKey[filtering.PreFilterState] = StateKey("PreFilter" + names.POD_TOPOLOGY_SPREAD)
 PRE_SCORE_KEY: StateKey[scoring.PreScoreState] = StateKey("PreScore" + names.POD_TOPOLOGY_SPREAD)
-
-
-def _no_selector(pod: Pod) -> LabelSelector:
-    return EVERYTHING
 
 
 class PodTopologySpread:
@@ -60,9 +56,9 @@ class PodTopologySpread:
         self.system_defaulted = args.defaulting_type == SYSTEM_DEFAULTING
         self.defaults: tuple[DefaultConstraint, ...] = (
             SYSTEM_DEFAULT_CONSTRAINTS if self.system_defaulted else args.default_constraints)
-        # The selector for default constraints (upstream helper.DefaultSelector); see the
-        # module docstring.
-        self.default_selector_of: Callable[[Pod], LabelSelector] = _no_selector
+        # The selector for default constraints (upstream helper.DefaultSelector); tests may
+        # replace it.
+        self.default_selector_of: Callable[[Pod], LabelSelector] = self._default_selector
         self.counter = MatchCounter()
 
     @staticmethod
@@ -70,6 +66,12 @@ class PodTopologySpread:
         return parse_args(raw, path)
 
     # -- constraints --------------------------------------------------------------------
+    def _default_selector(self, pod: Pod) -> LabelSelector:
+        objects = getattr(self.handle, "objects", None)
+        if objects is None:  # a handle without cluster objects: nothing selects the pod
+            return EVERYTHING
+        return default_selector(pod, objects.workloads())
+
     def constraints(self, pod: Pod, action: str) -> tuple[Constraint, ...]:
         """The pod's constraints for ``action``, or the defaults when it has none at all."""
         if pod.spread_constraints:
@@ -145,7 +147,9 @@ class PodTopologySpread:
         require_all = bool(pod.spread_constraints) or not self.system_defaulted
         table = self._table_of(all_nodes)
         rows = None
-        if table is not None:
+        if table is not None and nodes is table.infos:  # every node feasible: every row
+            rows = np.arange(table.size, dtype=np.intp)
+        elif table is not None:
             index = table.index
             if all(ni.name in index for ni in nodes):
                 rows = np.fromiter((index[ni.name] for ni in nodes), dtype=np.intp, count=len(nodes))

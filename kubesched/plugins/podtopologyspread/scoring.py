@@ -158,13 +158,12 @@ def score_nodes(s: PreScoreState, pod: Pod, table: NodeTable, idx: np.ndarray,
 
 def _per_node_counts(table: NodeTable, idx: np.ndarray, present: np.ndarray, c: Constraint,
                      namespace: str, counter: MatchCounter) -> np.ndarray:
-    """Matching pods on each node of ``idx`` (0 where the node lacks the key)."""
+    """Matching pods on each node of ``idx`` (0 where the node lacks the key), from the
+    per-row counts ``counter`` keeps up to date incrementally."""
     sel = c.selector
     if sel.empty or sel.nothing:
         return np.zeros(idx.size, dtype=np.int64)
-    memo, infos = counter.table(namespace, sel), table.infos
-    return np.fromiter((MatchCounter.count_in(memo, infos[j], sel, namespace) if p else 0
-                        for j, p in zip(idx.tolist(), present.tolist())), dtype=np.int64, count=idx.size)
+    return np.where(present, counter.counts_array(table, namespace, sel)[idx], 0)
 
 
 def normalize(s: PreScoreState, names: Sequence[str], scores: np.ndarray) -> None:
