@@ -43,7 +43,7 @@ from kubesched.cluster.apiserver.statefulsetstrategy import StatefulSetStrategy
 from kubesched.cluster.apiserver.storagestrategy import STORAGE_STRATEGIES
 from kubesched.cluster.apiserver.strategy import (
     Admission, Context, EventStrategy, EventV1Strategy, NamespaceStrategy, ReplicationControllerStrategy,
-    ServiceStrategy, StatefulSetStrategy, StatusStrategy, Strategy,
+    ServiceStrategy, StatusStrategy, Strategy,
 )
 from kubesched.cluster.apiserver.validation import decode_cause, validate_metadata
 from kubesched.cluster.store import Store, StoreError, Txn
@@ -60,7 +60,6 @@ STRATEGIES: dict[tuple[str, str], Strategy] = {
     ("", "events"): EventStrategy(),
     ("", "services"): ServiceStrategy(),
     ("", "replicationcontrollers"): ReplicationControllerStrategy(),
-    ("apps", "statefulsets"): StatefulSetStrategy(),
     ("events.k8s.io", "events"): EventV1Strategy(),
     ("scheduling.k8s.io", "priorityclasses"): PriorityClassStrategy(),
     ("policy", "poddisruptionbudgets"): PodDisruptionBudgetStrategy(),

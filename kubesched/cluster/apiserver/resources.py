@@ -132,8 +132,6 @@ RESOURCES: tuple[Resource, ...] = (
              (_status("ReplicaSet", "apps", "v1"), _scale()), ("status.replicas",)),
     Resource("", "v1", "replicationcontrollers", "ReplicationController", True, ("rc",), ("all",),
              (_status("ReplicationController", "", "v1"),), ("status.replicas",)),
-    Resource("apps", "v1", "statefulsets", "StatefulSet", True, ("sts",), ("all",),
-             (_status("StatefulSet", "apps", "v1"),)),
     Resource("scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup", True, ("pg", "pgs"), (),
              (_status("PodGroup", "scheduling.x-k8s.io", "v1alpha1"),)),
 ) + STORAGE_RESOURCES + (

@@ -154,12 +154,6 @@ class ReplicationControllerStrategy(StatusStrategy):
         spec.setdefault("replicas", 1)
 
 
-class StatefulSetStrategy(StatusStrategy):
-    """apps/v1 StatefulSets are stored as they come (their controller may come separately)."""
-
-    tracks_generation = True
-
-
 class ServiceStrategy(Strategy):
     name_rule = "dns1035"
     status_subresource = True
