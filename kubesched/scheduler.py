@@ -25,6 +25,7 @@ from kubesched.cache.cache import Cache
 from kubesched.cache.snapshot import Snapshot
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import PODS_TO_ACTIVATE, ClusterObjects, ClusterSink, QueuedPodInfo
+from kubesched.framework.dra import DraLister, DraWriter, NoDra
 from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Code, Status
 from kubesched.framework.waiting import WaitingPod, WaitingPods
@@ -134,6 +135,14 @@ class ProfileHandle:
     def now(self) -> float:
         return self._sched.now()
 
+    @property
+    def dra(self) -> DraLister:
+        return self._sched.dra
+
+    @property
+    def dra_writer(self) -> DraWriter:
+        return self._sched.dra_writer
+
 
 class AlgorithmObserver(Protocol):
     """Told of each scheduling algorithm run (metrics): ``before`` may mark the cycle's
@@ -148,12 +157,14 @@ class Scheduler:
     def __init__(self, cache: Cache, sink: ClusterSink, objects: ClusterObjects,
                  now: Callable[[], float], rng: random.Random, tie_break_by_name: bool = False,
                  explain: bool = False,
-                 run_binding: Callable[[Callable[[], None]], None] | None = None) -> None:
+                 run_binding: Callable[[Callable[[], None]], None] | None = None,
+                 dra: DraLister | None = None, dra_writer: DraWriter | None = None) -> None:
         """``run_binding``: how a binding cycle is run. None (the simulator) runs it at once,
         inside ``schedule_one``; a live scheduler passes an executor's submit so binding
         (API calls) overlaps the next scheduling cycle. Cache and queue updates then happen
         under ``lock``, which the live runner also holds for each scheduling cycle and for
-        every informer event."""
+        every informer event. ``dra``/``dra_writer``: what DynamicResources reads and writes
+        (:mod:`kubesched.framework.dra`); none: a cluster without DRA objects."""
         self.cache = cache
         self.sink = sink
         self.objects = objects
@@ -172,6 +183,9 @@ class Scheduler:
         # already bound) is not sent back to the queue after a failure (handleSchedulingFailure).
         self.current_pod: Callable[[Pod], Pod | None] | None = None
         self.algorithm_observer: AlgorithmObserver | None = None
+        no_dra = NoDra()
+        self.dra: DraLister = dra if dra is not None else no_dra
+        self.dra_writer: DraWriter = dra_writer if dra_writer is not None else no_dra
 
     def new_handle(self) -> ProfileHandle:
         return ProfileHandle(self)

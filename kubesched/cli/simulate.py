@@ -38,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
                            "summary": sim.summary()}
     if args.timeline:
         doc["timeline"] = sim.timeline.entries
+    if sim.dra.claims:
+        doc["objects"] = sim.dra.to_json()  # the final ResourceClaims
     if args.output == "json":
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")

@@ -20,6 +20,9 @@ class Resource(str, Enum):
     Namespace = "Namespace"
     PodGroup = "PodGroup"
     PersistentVolumeClaim = "PersistentVolumeClaim"
+    ResourceClaim = "ResourceClaim"
+    ResourceSlice = "ResourceSlice"
+    DeviceClass = "DeviceClass"
     WildCard = "*"
 
 

@@ -38,6 +38,7 @@ from kubesched.framework.status import Status
 from kubesched.framework.types import NodeInfo
 
 if TYPE_CHECKING:
+    from kubesched.framework.dra import DraLister, DraWriter
     from kubesched.framework.events import ClusterEventWithHint
     from kubesched.framework.nodetable import NodeTable
     from kubesched.framework.waiting import WaitingPod
@@ -329,6 +330,16 @@ class Handle(Protocol):
     def iterate_waiting_pods(self) -> "list[WaitingPod]": ...
 
     def now(self) -> float: ...
+
+    @property
+    def dra(self) -> "DraLister":
+        """DRA objects (classes, slices, claims): :mod:`kubesched.framework.dra`."""
+        ...
+
+    @property
+    def dra_writer(self) -> "DraWriter":
+        """Where DynamicResources' PreBind writes claims (allocation, reservedFor)."""
+        ...
 
 
 PluginFactory = Callable[[Mapping[str, Any], Handle], Any]

@@ -34,10 +34,10 @@ IN_TREE: dict[str, str] = {
     names.VOLUME_BINDING: "kubesched.plugins.volumes:VolumeBinding",
     names.VOLUME_ZONE: "kubesched.plugins.volumes:VolumeZone",
     names.COSCHEDULING: "kubesched.plugins.coscheduling:Coscheduling",
+    names.DYNAMIC_RESOURCES: "kubesched.plugins.dynamicresources.plugin:DynamicResources",
 }
 
-# The default profile's multiPoint plugins, in upstream's order, with weights
-# (DynamicResources is not built in: kubesched has no DRA).
+# The default profile's multiPoint plugins, in upstream's order, with weights.
 DEFAULT_MULTIPOINT: list[tuple[str, int | None]] = [
     (names.SCHEDULING_GATES, None),
     (names.PRIORITY_SORT, None),
@@ -53,6 +53,7 @@ DEFAULT_MULTIPOINT: list[tuple[str, int | None]] = [
     (names.VOLUME_ZONE, None),
     (names.POD_TOPOLOGY_SPREAD, 2),
     (names.INTER_POD_AFFINITY, 2),
+    (names.DYNAMIC_RESOURCES, None),
     (names.DEFAULT_PREEMPTION, None),
     (names.NODE_RESOURCES_BALANCED_ALLOCATION, 1),
     (names.IMAGE_LOCALITY, 1),
