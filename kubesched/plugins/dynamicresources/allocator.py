@@ -166,9 +166,9 @@ class Allocator:
     def allocate(self, node: Node) -> list[list[tuple[str, Candidate]]] | None:
         """Per claim, the (request name, device) picked; None when no allocation exists."""
         pools = gather_pools(self.slices, node)
-        for p in pools:
-            if p.invalid:
-                raise AllocationError(f"pool {p.name} is invalid: {p.invalid}")
+        bad = [f"{p.driver}/{p.name}: {p.invalid}" for p in pools if p.invalid]
+        if bad:
+            raise AllocationError(f"invalid resource pools were encountered: {', '.join(bad)}")
         cands = [Candidate(p, s, d) for p in pools for s in p.slices for d in s.devices]
         search = _Search(self, node, pools, cands)
         return search.run()

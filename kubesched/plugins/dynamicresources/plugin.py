@@ -155,6 +155,8 @@ class DynamicResources:
         if s is None or not s.claims:
             return SUCCESS
         node = node_info.node
+        if node is None:
+            return error("node not found")
         unavailable = [i for i, c in enumerate(s.claims)
                        if c.node_selector is not None and not c.node_selector.matches(node.labels, node.name)]
         allocations: list[dict[str, Any]] = []
@@ -266,7 +268,8 @@ class DynamicResources:
             status["allocation"] = allocation
         status["reservedFor"] = [*(status.get("reservedFor") or []),
                                  {"resource": "pods", "name": pod.name, "uid": pod.uid}]
-        return self.handle.dra_writer.update_claim(raw)
+        written: ResourceClaim = self.handle.dra_writer.update_claim(raw)
+        return written
 
     # -- QueueingHints -------------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
