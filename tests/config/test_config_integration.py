@@ -4,8 +4,9 @@ Expected lists: upstream's default profile after multiPoint expansion
 (``ExpandedPluginsV1`` in upstream ``pkg/scheduler/apis/config/testing/defaults/defaults.go``),
 brought to v1.34: the removed EBSLimits/GCEPDLimits/AzureDiskLimits gone, DefaultPreemption
 also a PreEnqueue plugin (its v1.34 method set, /work/upstream/.../defaultpreemption/
-default_preemption.go), and no DynamicResources (kubesched has no DRA). Skipped while an
-in-tree plugin module is missing.
+default_preemption.go), and DynamicResources where v1.34 has it (the ``plugins`` lists that
+upstream v1.34.1 reports in ../shared/fidelity-dra/expected). Skipped while an in-tree plugin
+module is missing.
 """
 
 from __future__ import annotations
@@ -33,20 +34,20 @@ def _missing() -> list[str]:
 pytestmark = pytest.mark.skipif(bool(_missing()), reason=f"in-tree plugins missing: {_missing()}")
 
 EXPANDED_V1_34 = {
-    "preEnqueue": ["SchedulingGates", "DefaultPreemption"],
+    "preEnqueue": ["SchedulingGates", "DynamicResources", "DefaultPreemption"],
     "queueSort": ["PrioritySort"],
     "preFilter": ["NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",
-                  "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity"],
+                  "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources"],
     "filter": ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
                "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
-               "PodTopologySpread", "InterPodAffinity"],
-    "postFilter": ["DefaultPreemption"],
+               "PodTopologySpread", "InterPodAffinity", "DynamicResources"],
+    "postFilter": ["DynamicResources", "DefaultPreemption"],
     "preScore": ["TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding", "PodTopologySpread",
                  "InterPodAffinity", "NodeResourcesBalancedAllocation"],
     "score": ["TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding", "PodTopologySpread",
               "InterPodAffinity", "NodeResourcesBalancedAllocation", "ImageLocality"],
-    "reserve": ["VolumeBinding"],
-    "preBind": ["VolumeBinding"],
+    "reserve": ["VolumeBinding", "DynamicResources"],
+    "preBind": ["VolumeBinding", "DynamicResources"],
     "bind": ["DefaultBinder"],
 }
 WEIGHTS_V1_34 = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "VolumeBinding": 1,
