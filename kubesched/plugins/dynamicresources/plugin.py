@@ -78,7 +78,7 @@ def resolve_claims(pod: Pod, lister: DraLister) -> list[ResourceClaim]:
         if claim is None:
             raise ClaimLookupError(f'could not find ResourceClaim "{pod.namespace}/{name}"')
         if claim.deleting:
-            raise ClaimLookupError(f'resourceclaim "{pod.namespace}/{name}" is being deleted')
+            raise ClaimLookupError(f'resourceclaim "{name}" is being deleted')
         if pc.template_name and claim.owner_uid != pod.uid:
             raise ClaimLookupError(f"ResourceClaim {pod.namespace}/{name} was not created for pod "
                                    f"{pod.namespace}/{pod.name} (pod is not owner)")
@@ -138,6 +138,8 @@ class DynamicResources:
                     return None, unresolvable("resourceclaim in use")
                 continue
             to_allocate.append(claim)
+            if claim.uid in self.lister.in_flight:  # another pod's allocation of it is in flight
+                return None, unresolvable(f"resource claim {claim.key} is in the process of being allocated")
             for r in claim.spec.requests:
                 for req in ((r.exactly,) if r.exactly is not None else r.first_available):
                     if req is not None and self.lister.device_class(req.device_class_name) is None:
