@@ -25,6 +25,7 @@ from kubesched.cache.cache import Cache
 from kubesched.cache.snapshot import Snapshot
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import PODS_TO_ACTIVATE, ClusterObjects, ClusterSink, QueuedPodInfo
+from kubesched.framework.dra import DraLister, DraWriter, NoDra
 from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Code, Status
 from kubesched.framework.storage import NoStorage, StorageLister, StorageWriter
@@ -69,6 +70,15 @@ def fit_error_message(num_all: int, statuses: Mapping[str, Status], absent: Stat
     if post_filter_msg:
         msg += f" {post_filter_msg}"
     return msg
+
+
+class _FilterError(Exception):
+    """A Filter plugin returned Error: the attempt ends with that error (upstream aborts the
+    whole filtering); ``statuses`` gives the verdicts found so far, for explanations."""
+
+    def __init__(self, message: str, statuses: Callable[[], dict[str, Status]]) -> None:
+        super().__init__(message)
+        self.statuses = statuses
 
 
 @dataclass
@@ -143,6 +153,14 @@ class ProfileHandle:
     def storage_writer(self) -> StorageWriter:
         return self._sched.storage_writer
 
+    @property
+    def dra(self) -> DraLister:
+        return self._sched.dra
+
+    @property
+    def dra_writer(self) -> DraWriter:
+        return self._sched.dra_writer
+
 
 class AlgorithmObserver(Protocol):
     """Told of each scheduling algorithm run (metrics): ``before`` may mark the cycle's
@@ -158,13 +176,16 @@ class Scheduler:
                  now: Callable[[], float], rng: random.Random, tie_break_by_name: bool = False,
                  explain: bool = False,
                  run_binding: Callable[[Callable[[], None]], None] | None = None,
-                 storage: StorageLister | None = None, storage_writer: StorageWriter | None = None) -> None:
+                 storage: StorageLister | None = None, storage_writer: StorageWriter | None = None,
+                 dra: DraLister | None = None, dra_writer: DraWriter | None = None) -> None:
         """``run_binding``: how a binding cycle is run. None (the simulator) runs it at once,
         inside ``schedule_one``; a live scheduler passes an executor's submit so binding
         (API calls) overlaps the next scheduling cycle. Cache and queue updates then happen
         under ``lock``, which the live runner also holds for each scheduling cycle and for
         every informer event. ``storage``/``storage_writer``: what the volume plugins read
-        and write (:mod:`kubesched.framework.storage`); none: a cluster without storage."""
+        and write (:mod:`kubesched.framework.storage`); none: a cluster without storage.
+        ``dra``/``dra_writer``: what DynamicResources reads and writes
+        (:mod:`kubesched.framework.dra`); none: a cluster without DRA objects."""
         self.cache = cache
         self.sink = sink
         self.objects = objects
@@ -185,6 +206,9 @@ class Scheduler:
         self.algorithm_observer: AlgorithmObserver | None = None
         self.storage: StorageLister = storage if storage is not None else NoStorage()
         self.storage_writer: StorageWriter = storage_writer if storage_writer is not None else NoStorage()
+        no_dra = NoDra()
+        self.dra: DraLister = dra if dra is not None else no_dra
+        self.dra_writer: DraWriter = dra_writer if dra_writer is not None else no_dra
 
     def new_handle(self) -> ProfileHandle:
         return ProfileHandle(self)
@@ -251,6 +275,12 @@ class Scheduler:
             processed = int(np.nonzero(order == last)[0][0]) + 1
             feasible = feasible[:to_find]
 
+        err = next((st for st in out.statuses.values() if st.code == Code.Error), None)
+        if err is not None:  # upstream: a Filter error aborts the attempt (findNodesThatPassFilters)
+            raise _FilterError(f'running "{err.plugin}" filter plugin: {err.message}',
+                               lambda: {table.names[i]: fw.status_of(state, pod, table, out, i)
+                                        for i in out.failed_by})
+
         def statuses() -> dict[str, Status]:
             failed = out.failed_by
             if processed < n:
@@ -298,7 +328,13 @@ class Scheduler:
             if nominated_row is not None and not self.explain:
                 feasible = np.array([nominated_row], np.intp)
             else:
-                filtered = self._filter(fw, state, pod, idx)
+                try:
+                    filtered = self._filter(fw, state, pod, idx)
+                except _FilterError as exc:
+                    if self.explain:
+                        self._record_filter(att, exc.statuses(), absent, absent_names, table.names)
+                    att.result, att.message = "Error", str(exc)
+                    return None
                 if isinstance(filtered, Status):
                     att.result, att.message = "Error", filtered.message
                     return None

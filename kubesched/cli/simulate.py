@@ -41,8 +41,13 @@ def run(args: argparse.Namespace) -> int:
         doc["ignoredPods"] = ignored
     if args.timeline:
         doc["timeline"] = sim.timeline.entries
+    objects: dict[str, Any] = {}
     if sim.storage.pv_map or sim.storage.pvc_map:
-        doc["objects"] = sim.storage.to_json()  # the final PVs and PVCs
+        objects.update(sim.storage.to_json())  # the final PVs and PVCs
+    if sim.dra.claims:
+        objects.update(sim.dra.to_json())  # the final ResourceClaims
+    if objects:
+        doc["objects"] = objects
     if args.output == "json":
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")

@@ -21,6 +21,7 @@ from typing import Any
 
 from kubesched.api.objects import Pod
 from kubesched.cache.cache import Cache
+from kubesched.cluster.dra import InProcessDra
 from kubesched.cluster.inprocess import ClusterChange, InProcessCluster
 from kubesched.cluster.storage import InProcessStorage
 from kubesched.config import SchedulerConfig, build_profiles
@@ -50,6 +51,7 @@ class PodOutcome:
     preempted: list[str] = field(default_factory=list)
     preempted_by: str | None = None
     skipped: str | None = None  # why the pod was popped but not scheduled
+    gated: str | None = None  # "Plugin: reason" of the PreEnqueue plugin holding the pod
 
     def to_json(self, explain: bool) -> dict[str, Any]:
         d: dict[str, Any] = {"namespace": self.pod.namespace, "name": self.pod.name,
@@ -60,6 +62,8 @@ class PodOutcome:
             d["preemptedBy"] = self.preempted_by
         if self.skipped is not None:
             d["skipped"] = self.skipped
+        if self.gated is not None:
+            d["gated"] = self.gated
         if explain:
             d["attempts"] = [a.to_json() for a in self.attempts]
         return d
@@ -86,6 +90,9 @@ class Simulation:
         self.storage = InProcessStorage(self.cluster.nodes.get)
         self.storage.load(manifest.storage)
         self.storage.create_ephemeral_claims(manifest.pods)
+        self.dra = InProcessDra()
+        self.dra.load(manifest.dra)
+        self.dra.create_template_claims(p for p in pods if not p.node_name)
         self.cache = Cache()
         for n in manifest.nodes:
             self.cache.add_node(n)
@@ -94,7 +101,8 @@ class Simulation:
                 self.cache.add_pod(p)
         self.sched = Scheduler(self.cache, self.cluster, self.cluster, self.clock.now,
                                random.Random(seed), tie_break_by_name=tie_break == "name",
-                               explain=explain, storage=self.storage, storage_writer=self.storage)
+                               explain=explain, storage=self.storage, storage_writer=self.storage,
+                               dra=self.dra, dra_writer=self.dra)
         self.explain = explain
         profiles = build_profiles(config, in_tree_registry(), DEFAULT_MULTIPOINT, self.sched.new_handle)
         for name, fw in profiles.items():
@@ -113,7 +121,8 @@ class Simulation:
                 continue
             self.outcomes[p.uid] = PodOutcome(p)
         self.cluster.listeners.append(self._on_change)
-        self.storage.listeners.append(self._on_storage_change)
+        self.storage.listeners.append(self._on_object_change)
+        self.dra.listeners.append(self._on_object_change)
 
     def _pre_enqueue(self, pod: Pod) -> Any:
         return self.sched.profiles[pod.scheduler_name].run_pre_enqueue(pod)
@@ -135,9 +144,10 @@ class Simulation:
         elif ch.kind == "pod-updated" and ch.old is not None:
             self.handlers.on_pod_update(ch.old, pod)
 
-    def _on_storage_change(self, kind: str, old: Any, new: Any) -> None:
-        """A PV or PVC written by PreBind or the emulated controllers, as its informer
-        would deliver it (VolumeBinding's and VolumeZone's hints decide who moves)."""
+    def _on_object_change(self, kind: str, old: Any, new: Any) -> None:
+        """A PV or PVC written by PreBind or the emulated controllers, or a ResourceClaim
+        written by DynamicResources' PreBind or PostFilter, as its informer would deliver it
+        (the plugins' QueueingHints decide who moves)."""
         self.generation += 1
         action = ActionType.Add if old is None else ActionType.Update
         self.handlers.on_object_event(Resource(kind), action, old, new)
@@ -190,8 +200,10 @@ class Simulation:
             if out.status == "Pending":
                 gated = self.queue.gated.get(out.pod.uid)
                 if gated is not None:
+                    st = self._pre_enqueue(out.pod)
                     out.status = "Gated"
-                    out.message = self._pre_enqueue(out.pod).message
+                    out.message = st.message
+                    out.gated = f"{st.plugin}: {st.message}" if st.plugin else st.message
 
     def _skip(self, pod: Pod) -> bool:
         """Upstream ``skipPodSchedule`` for a popped pod: a pod being deleted is not tried."""

@@ -25,7 +25,10 @@ random); ``taints`` is kubesched's own workload (every 5th node tainted, every 2
 tolerating); in ``inclusion-policy`` the tainted fifth of the nodes is every 5th node
 rather than the last ones created; in ``default-spread`` the measured pods are also
 owned (``controller: true``) by a ReplicaSet selecting them, as a Deployment's pods are
-(upstream's pods have only the Service). A node uses ``templates[i % len(templates)]`` and so
+(upstream's pods have only the Service); ``dra`` gives every node a ResourceSlice of 8 devices of
+driver ``gpu.example.com`` (class ``gpu``) and each pod one claim from the template
+``one-gpu`` (one device), as upstream's structured-parameters cases do with their own
+counts. A node uses ``templates[i % len(templates)]`` and so
 does a pod, which is how "every k-th" is written.
 """
 
@@ -95,6 +98,12 @@ POD_TEMPLATES: dict[str, dict[str, Any]] = {
             {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "scheduler-perf", "uid": "rs-scheduler-perf",
              "controller": True}]},
         "spec": {"containers": [{"image": "registry.k8s.io/pause:3.10.1", "name": "pause"}]}},
+    "pod-with-claim-template": {**_pod("pod-with-claim-"), "spec": {
+        **_pod("pod-with-claim-")["spec"],
+        "containers": [{**_CONTAINER, "resources": {
+            "limits": {"cpu": "100m", "memory": "500Mi"}, "requests": {"cpu": "100m", "memory": "500Mi"},
+            "claims": [{"name": "gpu"}]}}],
+        "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]}},
     "pod-with-node-inclusion-policy": _pod(
         "spreading-pod-with-node-inclusion-policy-", {"foo": "bar"},
         topologySpreadConstraints=[{"maxSkew": 1, "topologyKey": HOSTNAME_LABEL,
@@ -171,6 +180,7 @@ class Workload:
     name: str
     upstream: str  # the scheduler_perf test case it is shaped like
     ops: tuple[Op, ...]
+    devices_per_node: int = 0  # > 0: a DRA cluster (DeviceClass, one ResourceSlice per node)
 
 
 def _simple(name: str, upstream: str, init: tuple[str, ...], measure: tuple[str, ...],
@@ -217,6 +227,10 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in (
         _NODES,
         CreatePods(count="$initPods", volume="pv-aws"),
         CreatePods(count="$measurePods", volume="pv-aws", collect_metrics=True))),
+    Workload(name="dra", upstream="SchedulingWithResourceClaimTemplateStructured", devices_per_node=8, ops=(
+        _NODES,
+        CreatePods(count="$initPods", templates=("pod-with-claim-template",)),
+        CreatePods(count="$measurePods", templates=("pod-with-claim-template",), collect_metrics=True))),
 )}
 
 
@@ -242,6 +256,7 @@ SUITE: tuple[Case, ...] = (
     Case(workload="in-tree-pvs", nodes=5000, init_pods=5000, pods=1000),
     Case(workload="default-spread", nodes=5000, init_pods=5000, pods=10000),
     Case(workload="basic", nodes=15000, init_pods=150000, pods=10000),
+    Case(workload="dra", nodes=1000, init_pods=0, pods=1000),
 )
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from kubesched.api.objects import Namespace, Pod, PodDisruptionBudget, PriorityClass
 from kubesched.api.workloads import WorkloadIndex
 from kubesched.cache.snapshot import Snapshot
+from kubesched.framework.dra import NoDra
 
 
 @dataclass
@@ -52,6 +53,12 @@ class FakeHandle:
     clock: float = 0.0
     storage: Any = None  # a StorageLister (kubesched.framework.storage); None: no storage objects
     storage_writer: Any = None
+    dra: Any = field(default_factory=NoDra)  # a DraLister (kubesched.framework.dra)
+    dra_writer: Any = None  # a DraWriter; None: the same object as ``dra``
+
+    def __post_init__(self) -> None:
+        if self.dra_writer is None:
+            self.dra_writer = self.dra
 
     def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
         return self.nominated.get(node_name, [])

@@ -99,6 +99,7 @@ CASES: list[tuple[str, int, int, Check]] = [
     ("csi-pvs", 20, 60, _check_csi_limits),
     ("in-tree-pvs", 20, 60, _check_own_claim),
     ("default-spread", 20, 60, _check_none),  # spreading is soft: see the next test
+    ("dra", 20, 40, _check_none),  # the devices: test_dra_workload_gives_each_pod_its_own_device
 ]
 
 
@@ -153,6 +154,20 @@ def test_default_spread_pods_get_default_constraints() -> None:
     zones = Counter(bench.sim.cluster.nodes[p.node_name].labels[ZONE_LABEL] for p in pods)
     assert zones == {"moon-1": 2, "moon-2": 2, "moon-3": 2}
     assert len({p.node_name for p in pods}) == 6
+def test_dra_workload_gives_each_pod_its_own_device() -> None:
+    """Every pod's claim (from the template) is allocated one device on the pod's node, no
+    device twice; 60 pods on 10 nodes of 8 devices fit (at most 8 per node)."""
+    bench = Bench(BenchSpec(workload="dra", nodes=10, init_pods=0, pods=60))
+    assert bench.run().scheduled == 60
+    claims = bench.sim.dra.claims
+    devices = []
+    for p in bench.sim.cluster.pods.values():
+        claim = claims[(p.namespace, f"{p.name}-gpu")]
+        assert [r.name for r in claim.reserved_for] == [p.name]
+        results = claim.allocation["devices"]["results"] if claim.allocation else []
+        assert len(results) == 1 and results[0]["pool"] == p.node_name
+        devices.append((results[0]["pool"], results[0]["device"]))
+    assert len(set(devices)) == 60
 
 
 def test_result_json_keys() -> None:
@@ -214,7 +229,8 @@ def test_cli_bench_suite_scaled(capsys: pytest.CaptureFixture[str]) -> None:
     assert rc == 0
     rows = json.loads(capsys.readouterr().out)
     assert [r["workload"] for r in rows] == ["basic", "spread", "affinity", "preferred-affinity",
-                                              "taints", "inclusion-policy", "csi-pvs", "in-tree-pvs", "default-spread", "basic"]
+                                              "taints", "inclusion-policy", "csi-pvs", "in-tree-pvs", "default-spread",
+                                              "basic", "dra"]
     for row in rows:
         assert list(row["result"]) == EXPECTED_KEYS
         assert row["result"]["scheduled"] == row["pods"]
