@@ -205,7 +205,11 @@ class DynamicResources:
     def post_filter(self, state: CycleState, pod: Pod,
                     filtered: Mapping[str, Status]) -> tuple[PostFilterResult | None, Status]:
         s = state.get(STATE)
-        if s is None or not s.claims:
+        if s is None:
+            # an earlier PreFilter plugin stopped the cycle before ours wrote its state: upstream's
+            # getStateData fails and the PostFilter phase ends with that error (no preemption)
+            return None, error("not found")
+        if not s.claims:
             return None, Status(Code.Unschedulable, ("no new claims to deallocate",))
         for i in sorted(s.unavailable):
             claim = s.claims[i]
