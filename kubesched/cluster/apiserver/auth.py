@@ -7,7 +7,9 @@ accepted: the server then listens on the loopback interface only, by default.
 
 ``/healthz``, ``/livez`` and ``/readyz`` stay open (upstream grants them to anonymous
 users through the ``system:public-info-viewer`` role); everything else, ``/metrics``
-included, needs ``Authorization: Bearer <token>``, or gets 401 and a ``Status``.
+included, needs ``Authorization: Bearer <token>``, or gets 401 and a ``Status``. Tokens
+the server issued through a ServiceAccount's ``token`` subresource (:mod:`.tokens`) are
+accepted too, until they expire.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import hmac
 import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -49,9 +52,11 @@ def ensure_token_file(path: Path) -> frozenset[str]:
 
 
 class BearerAuth:
-    def __init__(self, app: ASGIApp, tokens: frozenset[str]) -> None:
+    def __init__(self, app: ASGIApp, tokens: frozenset[str],
+                 verify: Callable[[str], object] | None = None) -> None:
         self.app = app
         self.tokens = tuple(t.encode() for t in tokens)
+        self.verify = verify  # service-account tokens the server issued (tokens.py)
 
     def _ok(self, scope: Scope) -> bool:
         for name, value in scope.get("headers") or ():
@@ -60,7 +65,10 @@ class BearerAuth:
                 if scheme.lower() != b"bearer":
                     return False
                 token = token.strip()
-                return any(hmac.compare_digest(token, t) for t in self.tokens)
+                if any(hmac.compare_digest(token, t) for t in self.tokens):
+                    return True
+                return self.verify is not None and token.count(b".") == 2 and \
+                    bool(self.verify(token.decode("ascii", "replace")))
         return False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
