@@ -36,7 +36,7 @@ _REQUIRED_KEYS = {"kubernetes.io/dockerconfigjson": (".dockerconfigjson",),
 def _merge_string_data(obj: dict[str, Any]) -> None:
     string_data = obj.pop("stringData", None)
     if isinstance(string_data, dict) and string_data:
-        data = obj.get("data") if isinstance(obj.get("data"), dict) else {}
+        data: dict[str, Any] = obj["data"] if isinstance(obj.get("data"), dict) else {}
         for k, v in string_data.items():
             data[k] = base64.b64encode(str(v).encode()).decode()
         obj["data"] = data

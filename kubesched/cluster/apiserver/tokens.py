@@ -80,7 +80,7 @@ class TokenIssuer:
         if body.get("kind") not in (None, "", "TokenRequest"):
             raise E.bad_request(f'{body.get("kind")} cannot be handled as a TokenRequest')
         sa = reg.get("serviceaccounts", namespace, name)
-        spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
+        spec: dict[str, Any] = body["spec"] if isinstance(body.get("spec"), dict) else {}
         seconds = spec.get("expirationSeconds", DEFAULT_EXPIRATION)
         if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds < MIN_EXPIRATION:
             raise E.invalid("TokenRequest", "authentication.k8s.io", name, [

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from kubesched.cluster.controllers.base import Controller
 from kubesched.cluster.controllers.deployment import DeploymentController
+from kubesched.cluster.controllers.disruption import DisruptionController
 from kubesched.cluster.controllers.events import EventRecorder
 from kubesched.cluster.controllers.garbagecollector import GarbageCollector
 from kubesched.cluster.controllers.informer import Informer, by_namespace, wait_synced
@@ -57,6 +58,10 @@ class ControllerManager:
             ReplicaSetController(reg, rss, pods, rng, EventRecorder(reg, "replicaset-controller"), workers=workers),
             DeploymentController(reg, deps, rss, pods, EventRecorder(reg, "deployment-controller"), workers=workers),
         ]
+        pdbs = Informer(reg, "poddisruptionbudgets.policy")
+        self._informers.append(pdbs)
+        self._controllers.append(DisruptionController(reg, pdbs, pods, EventRecorder(reg, "controllermanager"),
+                                                      workers=workers))
         storage_informers, storage = storage_controllers(reg, pods, workers=workers)
         self._informers += storage_informers
         self._controllers += storage
