@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kubesched.cluster.controllers.base import Controller
+from kubesched.cluster.controllers.daemonset import DaemonSetController
 from kubesched.cluster.controllers.deployment import DeploymentController
 from kubesched.cluster.controllers.disruption import DisruptionController
 from kubesched.cluster.controllers.events import EventRecorder
@@ -59,9 +60,12 @@ class ControllerManager:
             DeploymentController(reg, deps, rss, pods, EventRecorder(reg, "deployment-controller"), workers=workers),
         ]
         pdbs = Informer(reg, "poddisruptionbudgets.policy")
-        self._informers.append(pdbs)
-        self._controllers.append(DisruptionController(reg, pdbs, pods, EventRecorder(reg, "controllermanager"),
-                                                      workers=workers))
+        dss, nodes = Informer(reg, "daemonsets.apps"), Informer(reg, "nodes")
+        self._informers += [pdbs, dss, nodes]
+        self._controllers += [
+            DisruptionController(reg, pdbs, pods, EventRecorder(reg, "controllermanager"), workers=workers),
+            DaemonSetController(reg, dss, pods, nodes, EventRecorder(reg, "daemonset-controller"), workers=workers),
+        ]
         storage_informers, storage = storage_controllers(reg, pods, workers=workers)
         self._informers += storage_informers
         self._controllers += storage
