@@ -15,7 +15,9 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kubesched.cluster.apiserver.errors import ApiError
 from kubesched.cluster.controllers.base import Controller
+from kubesched.cluster.controllers.cronjob import JOBS, CronJobController
 from kubesched.cluster.controllers.daemonset import DaemonSetController
 from kubesched.cluster.controllers.deployment import DeploymentController
 from kubesched.cluster.controllers.disruption import DisruptionController
@@ -66,6 +68,15 @@ class ControllerManager:
             DisruptionController(reg, pdbs, pods, EventRecorder(reg, "controllermanager"), workers=workers),
             DaemonSetController(reg, dss, pods, nodes, EventRecorder(reg, "daemonset-controller"), workers=workers),
         ]
+        try:
+            reg.resource(JOBS)
+        except ApiError:
+            log.warning("the server does not serve %s: the CronJob controller is not started", JOBS)
+        else:
+            cjs, jobs = Informer(reg, "cronjobs.batch"), Informer(reg, JOBS)
+            self._informers += [cjs, jobs]
+            self._controllers.append(CronJobController(reg, cjs, jobs, EventRecorder(reg, "cronjob-controller"),
+                                                       workers=workers))
         storage_informers, storage = storage_controllers(reg, pods, workers=workers)
         self._informers += storage_informers
         self._controllers += storage
