@@ -24,6 +24,7 @@ from kubesched.cluster.controllers.disruption import DisruptionController
 from kubesched.cluster.controllers.events import EventRecorder
 from kubesched.cluster.controllers.garbagecollector import GarbageCollector
 from kubesched.cluster.controllers.informer import Informer, by_namespace, wait_synced
+from kubesched.cluster.controllers.podgroup import PodGroupController
 from kubesched.cluster.controllers.replicaset import ReplicaSetController
 from kubesched.cluster.controllers.storage import storage_controllers
 
@@ -63,10 +64,12 @@ class ControllerManager:
         ]
         pdbs = Informer(reg, "poddisruptionbudgets.policy")
         dss, nodes = Informer(reg, "daemonsets.apps"), Informer(reg, "nodes")
-        self._informers += [pdbs, dss, nodes]
+        groups = Informer(reg, "podgroups.scheduling.x-k8s.io")
+        self._informers += [pdbs, dss, nodes, groups]
         self._controllers += [
             DisruptionController(reg, pdbs, pods, EventRecorder(reg, "controllermanager"), workers=workers),
             DaemonSetController(reg, dss, pods, nodes, EventRecorder(reg, "daemonset-controller"), workers=workers),
+            PodGroupController(reg, groups, pods, workers=workers),
         ]
         try:
             reg.resource(JOBS)

@@ -158,3 +158,16 @@ def test_logs_and_streams(reg: Registry) -> None:
     for sub in podio.STREAMING:
         e = podio.no_runtime(sub, "one")
         assert e.code == 400 and e.message.startswith("kubesched simulates nodes: no container runtime")
+
+
+def test_a_gated_pod_is_created_with_the_scheduling_gated_condition(reg: Registry) -> None:
+    """``applySchedulingGatedCondition`` in ``pkg/registry/core/pod/strategy.go``."""
+    gated = reg.create("pods", "default", {"metadata": {"name": "g"}, "spec": {
+        "schedulingGates": [{"name": "example.com/wait"}], "containers": [{"name": "c", "image": "i"}]}})
+    assert gated["status"]["conditions"] == [{
+        "type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
+        "message": "Scheduling is blocked due to non-empty scheduling gates",
+        "lastProbeTime": None, "lastTransitionTime": "2027-01-15T08:00:00Z"}]
+    plain = reg.create("pods", "default", {"metadata": {"name": "p"}, "spec": {
+        "containers": [{"name": "c", "image": "i"}]}})
+    assert "conditions" not in plain["status"]
