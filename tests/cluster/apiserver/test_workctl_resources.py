@@ -22,6 +22,7 @@ import pytest
 from kubesched.cluster.apiserver import podio
 from kubesched.cluster.apiserver.errors import ApiError
 from kubesched.cluster.apiserver.registry import Registry
+from kubesched.cluster.apiserver.tables import to_table
 from kubesched.cluster.apiserver.tokens import TokenIssuer
 from kubesched.cluster.store import Store
 
@@ -171,3 +172,24 @@ def test_a_gated_pod_is_created_with_the_scheduling_gated_condition(reg: Registr
     plain = reg.create("pods", "default", {"metadata": {"name": "p"}, "spec": {
         "containers": [{"name": "c", "image": "i"}]}})
     assert "conditions" not in plain["status"]
+
+
+def test_kubectl_get_columns(reg: Registry) -> None:
+    """Columns of ``printSecret``, ``printServiceAccount``, ``printDaemonSet`` and ``printCronJob``
+    (``pkg/printers/internalversion/printers.go``)."""
+    s = reg.create("secrets", "default", {"metadata": {"name": "s"}, "stringData": {"a": "1", "b": "2"}})
+    table = to_table(reg.resource("secrets"), [s], T0 + 30)
+    assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Type", "Data", "Age"]
+    assert table["rows"][0]["cells"] == ["s", "Opaque", 2, "30s"]
+    cj = reg.create("cronjobs.batch", "default", {"metadata": {"name": "c"}, "spec": {
+        "schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {
+            "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}}}})
+    table = to_table(reg.resource("cronjobs.batch"), [cj], T0 + 60)
+    assert [c["name"] for c in table["columnDefinitions"]][:7] == [
+        "Name", "Schedule", "Timezone", "Suspend", "Active", "Last Schedule", "Age"]
+    assert table["rows"][0]["cells"][:7] == ["c", "*/5 * * * *", "<none>", False, 0, "<none>", "60s"]
+    ds = reg.create("daemonsets.apps", "default", {"metadata": {"name": "d"}, "spec": {
+        "selector": {"matchLabels": {"app": "d"}}, "template": {"metadata": {"labels": {"app": "d"}}, "spec": {
+            "nodeSelector": {"disk": "ssd"}, "containers": [{"name": "c", "image": "i"}]}}}})
+    table = to_table(reg.resource("daemonsets.apps"), [ds], T0 + 5)
+    assert table["rows"][0]["cells"] == ["d", 0, 0, 0, 0, 0, "disk=ssd", "5s", "c", "i", "app=d"]
