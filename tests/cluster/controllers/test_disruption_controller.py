@@ -188,3 +188,25 @@ def test_unmanaged_pods_and_pods_without_a_scale(env: tuple[Registry, Disruption
     assert (st["expectedPods"], st["disruptionsAllowed"]) == (0, 0)
     events = reg.list("events", "default")["items"]
     assert any(e["reason"] == "UnmanagedPods" for e in events)
+
+
+def test_eviction_reads_the_status_as_upstream(env: tuple[Registry, DisruptionController, Clock]) -> None:
+    """``pkg/registry/core/pod/storage/eviction.go``: a budget whose status lags its generation
+    refuses ("still being processed"); a Running pod that is not Ready is evicted without
+    using the budget while the budget is met (IfHealthyBudget, the default)."""
+    reg, ctl, clock = env
+    rs = _rs(reg, "api", 3)
+    for i, ready in enumerate((True, True, False)):
+        _pod(reg, f"api-{i}", "api", rs, ready)
+    reg.create("poddisruptionbudgets.policy", "default", {
+        "metadata": {"name": "api"}, "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "api"}}}})
+    with pytest.raises(ApiError) as err:  # no status yet: observedGeneration 0 < generation 1
+        evict(reg, "default", "api-0", {})
+    assert err.value.code == 429 and "still being processed" in str(err.value.status())
+    st = _sync(reg, ctl, "api")
+    assert (st["currentHealthy"], st["desiredHealthy"], st["disruptionsAllowed"]) == (2, 2, 0)
+    evict(reg, "default", "api-2", {})  # not Ready, budget met (2 >= 2): evicted, budget untouched
+    assert reg.get("poddisruptionbudgets.policy", "default", "api")["status"]["disruptionsAllowed"] == 0
+    with pytest.raises(ApiError) as err:  # a Ready one would break the budget
+        evict(reg, "default", "api-0", {})
+    assert "needs 2 healthy pods and has 2 currently" in str(err.value.status())
