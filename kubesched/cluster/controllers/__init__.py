@@ -12,6 +12,7 @@ Map of the package::
     daemonutil.py       daemon pod tolerations, node pinning, should-run (pure)
     cronjob.py          CronJob controller (Jobs on a cron schedule)
     podgroup.py         PodGroup status (scheduler-plugins' phases and counts)
+    serviceaccounts.py  the ``default`` ServiceAccount of every namespace
     storage.py          the storage controllers below and their informers
     persistentvolume.py PV controller (binding claims and volumes, release, reclaim)
     provisioner.py      simulated CSI external provisioner (topology-aware PVs)

@@ -25,6 +25,7 @@ from kubesched.cluster.controllers.events import EventRecorder
 from kubesched.cluster.controllers.garbagecollector import GarbageCollector
 from kubesched.cluster.controllers.informer import Informer, by_namespace, wait_synced
 from kubesched.cluster.controllers.podgroup import PodGroupController
+from kubesched.cluster.controllers.serviceaccounts import ServiceAccountsController
 from kubesched.cluster.controllers.replicaset import ReplicaSetController
 from kubesched.cluster.controllers.storage import storage_controllers
 
@@ -65,11 +66,13 @@ class ControllerManager:
         pdbs = Informer(reg, "poddisruptionbudgets.policy")
         dss, nodes = Informer(reg, "daemonsets.apps"), Informer(reg, "nodes")
         groups = Informer(reg, "podgroups.scheduling.x-k8s.io")
-        self._informers += [pdbs, dss, nodes, groups]
+        namespaces, accounts = Informer(reg, "namespaces"), Informer(reg, "serviceaccounts")
+        self._informers += [pdbs, dss, nodes, groups, namespaces, accounts]
         self._controllers += [
             DisruptionController(reg, pdbs, pods, EventRecorder(reg, "controllermanager"), workers=workers),
             DaemonSetController(reg, dss, pods, nodes, EventRecorder(reg, "daemonset-controller"), workers=workers),
             PodGroupController(reg, groups, pods, workers=workers),
+            ServiceAccountsController(reg, namespaces, accounts),
         ]
         try:
             reg.resource(JOBS)

@@ -50,6 +50,8 @@ def test_secret_service_account_and_token(server: Server) -> None:
     assert out.strip() == "secret/creds"
     bad = server.kubectl("--token", token[:-4] + "AAAA", "get", "pods", check=False)
     assert bad.returncode != 0 and "Unauthorized" in bad.stderr + bad.stdout
+    eventually(lambda: server.kubectl("get", "sa", "default", check=False).returncode == 0, timeout=60)
+    assert server.kubectl("create", "token", "default").stdout.count(".") == 2  # every namespace has one
     short = server.kubectl("create", "token", "robot", "--duration=1m", check=False)
     assert short.returncode != 0 and "less than 10 minutes" in short.stderr
 
