@@ -108,6 +108,7 @@ class NodeAgent(Controller[AgentKey]):
         self.opts = options
         self.clock = clock or registry.clock
         self._lock = threading.Lock()
+        self._admit_lock = threading.Lock()
         self._state: dict[str, _NodeState] = {}
         self._first_seen: dict[tuple[str, str, str], float] = {}  # (ns, name, uid) -> when bound / deleting
         self._deleting_seen: dict[tuple[str, str, str], float] = {}
@@ -292,9 +293,15 @@ class NodeAgent(Controller[AgentKey]):
             if now < due:
                 self.queue.add_after(key, due - now)
                 return
-            admitted = [p for p in self.pods.by_index("node", str(meta(node).get("name")))
-                        if (p.get("status") or {}).get("phase") == "Running"]
-            rejected = self.failures.admit(pod, node, admitted)
+            with self._admit_lock:  # the kubelet admits one pod at a time
+                with self._lock:
+                    mine = set(self._started)
+                admitted = [p for p in self.pods.by_index("node", str(meta(node).get("name")))
+                            if (p.get("status") or {}).get("phase") == "Running"
+                            or (str(meta(p).get("namespace") or ""), str(meta(p).get("name")), uid_of(p)) in mine]
+                rejected = self.failures.admit(pod, node, admitted)
+                if rejected is None and failure_mode(pod, node) not in ("image-pull", "crash-loop"):
+                    self._since(self._started, pod, now)  # counted by the next admission at once
             if rejected is not None:
                 self._write_status(key, pod, rejected)
                 return
@@ -303,7 +310,6 @@ class NodeAgent(Controller[AgentKey]):
                 return
             status = PS.running_status(pod, now, internal_ip(node), self._pod_ip(node, pod))
             self._write_status(key, pod, status)
-            self._since(self._started, pod, now)
             self._schedule_finish(key, pod, now, now)
             return
         if not pod_ready(pod):
