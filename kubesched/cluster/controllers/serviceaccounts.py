@@ -1,7 +1,8 @@
 """The service-account controller: every active namespace has a ServiceAccount named
 ``default`` (``pkg/controller/serviceaccount/serviceaccounts_controller.go``), created when
 the namespace appears and again if it is deleted, so ``kubectl create token default``
-works in any namespace as on a real cluster. Namespaces being deleted are skipped."""
+works in any namespace as on a real cluster. Namespaces being deleted are skipped, and one
+already gone is never re-created by the account's creation."""
 
 from __future__ import annotations
 
@@ -19,6 +20,11 @@ class ServiceAccountsController(Controller[str]):
     def __init__(self, registry: Registry, namespaces: Informer, accounts: Informer, *, workers: int = 1) -> None:
         super().__init__(workers)
         self.registry = registry
+        # never bring a namespace back: creating in a namespace that is gone is a 404 here,
+        # checked in the same transaction as the insert (the server's registry would
+        # auto-provision it)
+        self.strict = Registry(registry.store, clock=registry.clock, table=registry.table,
+                               autoprovision_namespaces=False)
         self.namespaces = namespaces
         self.accounts = accounts
         namespaces.add_handler(self._on_namespace)
@@ -39,7 +45,7 @@ class ServiceAccountsController(Controller[str]):
         if self.accounts.get(key, DEFAULT) is not None:
             return
         try:
-            out = self.registry.create("serviceaccounts", key, {"apiVersion": "v1", "kind": "ServiceAccount",
+            out = self.strict.create("serviceaccounts", key, {"apiVersion": "v1", "kind": "ServiceAccount",
                                                                 "metadata": {"name": DEFAULT, "namespace": key}})
         except ApiError as exc:
             if exc.reason == "AlreadyExists" or exc.code in (403, 404):  # namespace going away
