@@ -73,6 +73,20 @@ class TokenIssuer:
             return None
         return claims if claims["exp"] > self.clock() else None
 
+    def identity(self, token: str) -> tuple[str, str, tuple[str, ...]] | None:
+        """(username, uid, groups) a valid token authenticates as, as upstream's
+        service-account authenticator reports them: ``system:serviceaccount:<ns>:<name>``,
+        the account's uid, groups ``system:serviceaccounts``,
+        ``system:serviceaccounts:<ns>`` and ``system:authenticated``."""
+        claims = self.verify(token)
+        if claims is None or not isinstance(claims.get("kubernetes.io"), dict):
+            return None
+        k8s = claims["kubernetes.io"]
+        ns = str(k8s.get("namespace") or "")
+        uid = str((k8s.get("serviceaccount") or {}).get("uid") or "")
+        return str(claims.get("sub")), uid, ("system:serviceaccounts", f"system:serviceaccounts:{ns}",
+                                             "system:authenticated")
+
     def request(self, reg: "Registry", namespace: str, name: str, body: Any) -> dict[str, Any]:
         """Answer a TokenRequest for the ServiceAccount ``namespace/name``."""
         if not isinstance(body, dict):

@@ -93,6 +93,9 @@ def test_token_request(reg: Registry, clock: Clock) -> None:
     claims = issuer.verify(out["status"]["token"])
     assert claims is not None and claims["sub"] == "system:serviceaccount:default:robot"
     assert claims["kubernetes.io"]["serviceaccount"] == {"name": "robot", "uid": sa["metadata"]["uid"]}
+    assert issuer.identity(out["status"]["token"]) == (
+        "system:serviceaccount:default:robot", sa["metadata"]["uid"],
+        ("system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"))
     assert TokenIssuer(clock=clock).verify(out["status"]["token"]) is None  # another key: refused
     tampered = out["status"]["token"][:-2] + ("AA" if not out["status"]["token"].endswith("AA") else "BB")
     assert issuer.verify(tampered) is None
