@@ -19,6 +19,10 @@ Map of the package, outermost first::
     statefulsetstrategy.py  statefulsets
     storagestrategy.py  PVs, PVCs, storage.k8s.io kinds (defaulting, validation)
     storagetables.py kubectl get columns of the storage kinds and statefulsets
+    configstrategy.py  secrets (stringData, immutability) and serviceaccounts
+    daemonsetstrategy.py  daemonsets and cronjobs (croniter-validated schedules)
+    tokens.py        serviceaccounts/token: TokenRequest JWTs the server accepts
+    podio.py         pods/log (a simulated log), exec/attach/portforward (400)
     validation.py    names, labels, annotations; DecodeError -> 422 causes
     selectors.py     labelSelector / fieldSelector parsing and matching
     patch.py         merge, JSON and strategic merge patches

@@ -25,6 +25,7 @@ from kubesched.cluster.apiserver.auth import Authenticator, Authn
 from kubesched.cluster.apiserver.handlers import api_endpoint, json_response, status_response
 from kubesched.cluster.apiserver.metrics import CONTENT_TYPE, ApiMetrics
 from kubesched.cluster.apiserver.registry import Registry
+from kubesched.cluster.apiserver.tokens import TokenIssuer
 
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 DEFAULT_MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's --max-request-bytes default
@@ -47,6 +48,7 @@ class ApiServerState:
     metrics: ApiMetrics
     stopping: threading.Event = field(default_factory=threading.Event)
     ready: threading.Event = field(default_factory=threading.Event)
+    issuer: TokenIssuer = field(default_factory=TokenIssuer)
 
 
 class RequestMetrics:
@@ -80,7 +82,7 @@ class RequestMetrics:
 
 def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGIApp, ApiServerState]:
     config = config or ApiConfig()
-    state = ApiServerState(registry, config, ApiMetrics(registry.store))
+    state = ApiServerState(registry, config, ApiMetrics(registry.store), issuer=TokenIssuer(clock=registry.clock))
 
     async def version(request: Request) -> Response:
         return json_response(discovery.version_info())
@@ -129,4 +131,4 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
     ]
     app = Starlette(routes=routes)
     app.state.kubesched = state
-    return RequestMetrics(Authenticator(app, config.authn), state.metrics), state
+    return RequestMetrics(Authenticator(app, config.authn, state.issuer.identity), state.metrics), state

@@ -40,15 +40,18 @@ def selector_string(selector: Any) -> str:
 
 
 class WorkloadStrategy(StatusStrategy):
-    """Shared by Deployments and ReplicaSets."""
+    """Shared by Deployments, ReplicaSets, StatefulSets and DaemonSets (``scaled = False``:
+    no ``spec.replicas``)."""
     tracks_generation = True
+    scaled = True
 
     def prepare_create(self, obj: dict[str, Any], ctx: Context) -> None:
         super().prepare_create(obj, ctx)
         spec = obj.setdefault("spec", {})
         if not isinstance(spec, dict):
             return
-        spec.setdefault("replicas", 1)
+        if self.scaled:
+            spec.setdefault("replicas", 1)
         template = spec.get("template")
         if isinstance(template, dict) and isinstance(template.get("spec"), dict):
             default_pod_spec(template["spec"])
@@ -66,7 +69,7 @@ class WorkloadStrategy(StatusStrategy):
             return [required("spec")]
         causes: list[Cause] = []
         replicas = spec.get("replicas")
-        if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 0:
+        if self.scaled and (isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 0):
             causes.append(invalid("spec.replicas", replicas, "must be greater than or equal to 0"))
         sel_raw = spec.get("selector")
         try:

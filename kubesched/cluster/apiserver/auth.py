@@ -21,6 +21,9 @@ stay open (upstream grants them to anonymous users through ``system:public-info-
 and every other request, ``/metrics`` included, without valid credentials gets 401 and
 a ``Status``. Without either, every request is anonymous (``system:anonymous``) and
 accepted: the server then listens on the loopback interface only, by default.
+
+Tokens the server issued through a ServiceAccount's ``token`` subresource (:mod:`.tokens`)
+are accepted too, until they expire, as the service account they name.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import csv
 import hmac
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -137,10 +140,12 @@ def peer_user(peercert: Mapping[str, object] | None) -> UserInfo | None:
 
 
 class Authenticator:
-    def __init__(self, app: ASGIApp, authn: Authn) -> None:
+    def __init__(self, app: ASGIApp, authn: Authn,
+                 identity: Callable[[str], tuple[str, str, tuple[str, ...]] | None] | None = None) -> None:
         self.app = app
         self.authn = authn
         self.tokens = tuple((t.encode(), u) for t, u in authn.tokens.items())
+        self.identity = identity  # service-account tokens the server issued (tokens.py)
 
     def _user(self, scope: Scope) -> UserInfo | None:
         if self.authn.client_certs:
@@ -157,6 +162,10 @@ class Authenticator:
                 for t, user in self.tokens:  # compare with every token: no timing hint
                     if hmac.compare_digest(token, t):
                         found = user
+                if found is None and self.identity is not None and token.count(b".") == 2:
+                    ident = self.identity(token.decode("ascii", "replace"))
+                    if ident is not None:
+                        found = UserInfo(*ident)
                 return found
         return None
 

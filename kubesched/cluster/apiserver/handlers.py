@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 import yaml
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import PlainTextResponse, Response
 
-from kubesched.cluster.apiserver import discovery, errors as E, protobuf, subresources as sub
+from kubesched.cluster.apiserver import discovery, errors as E, podio, protobuf, subresources as sub
 from kubesched.cluster.apiserver.resources import Resource
 from kubesched.cluster.apiserver.tables import to_table
 from kubesched.cluster.store import dumps
@@ -182,6 +182,11 @@ async def handle(request: Request, state: "ApiServerState", t: Target) -> Respon
     reg = state.registry
     res, ns, name, subr = t.resource, t.namespace, t.name, t.subresource
     dry_run = bool(q.get("dryRun"))
+    if res.plural == "pods" and subr in podio.STREAMING and name is not None:
+        raise podio.no_runtime(subr, name)
+    if method == "GET" and res.plural == "pods" and subr == "log" and name is not None:
+        text = await run_in_threadpool(podio.logs, reg, ns or "", name, q)
+        return PlainTextResponse(text)
     if method == "GET":
         if watch:
             from kubesched.cluster.apiserver.watchhttp import watch_response
@@ -217,6 +222,8 @@ async def handle(request: Request, state: "ApiServerState", t: Target) -> Respon
             return json_response(await run_in_threadpool(sub.bind, reg, ns or "", name, body), 201)
         if subr == "eviction" and res.plural == "pods":
             return json_response(await run_in_threadpool(sub.evict, reg, ns or "", name, body), 201)
+        if subr == "token" and res.plural == "serviceaccounts":
+            return json_response(await run_in_threadpool(state.issuer.request, reg, ns or "", name, body), 201)
         raise E.method_not_allowed()
     if name is None or subr not in ("", "status", "scale"):
         raise E.method_not_allowed()

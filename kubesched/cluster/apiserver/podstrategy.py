@@ -164,6 +164,10 @@ class PodStrategy(Strategy):
             obj["status"]["qosClass"] = qos_class(Pod.from_dict(obj))
         except DecodeError:
             pass  # reported by validate()
+        if isinstance(spec, dict) and spec.get("schedulingGates"):  # upstream applySchedulingGatedCondition
+            obj["status"]["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
+                                            "message": "Scheduling is blocked due to non-empty scheduling gates",
+                                            "lastProbeTime": None, "lastTransitionTime": ctx.timestamp()}]
 
     def validate(self, obj: dict[str, Any], ctx: Context) -> list[Cause]:
         causes = validate_pod_spec(obj.get("spec"), "spec")

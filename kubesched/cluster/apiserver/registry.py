@@ -33,6 +33,8 @@ from kubesched.api.errors import DecodeError
 from kubesched.api.objects import PriorityClass
 from kubesched.cluster.apiserver import errors as E
 from kubesched.cluster.apiserver.appsstrategy import DeploymentStrategy, ReplicaSetStrategy
+from kubesched.cluster.apiserver.configstrategy import SecretStrategy, ServiceAccountStrategy
+from kubesched.cluster.apiserver.daemonsetstrategy import CronJobStrategy, DaemonSetStrategy
 from kubesched.cluster.apiserver.podstrategy import NodeStrategy, PodStrategy
 from kubesched.cluster.apiserver.resources import TABLE, Resource, ResourceTable
 from kubesched.cluster.apiserver.schedstrategy import (
@@ -68,6 +70,10 @@ STRATEGIES: dict[tuple[str, str], Strategy] = {
     ("scheduling.x-k8s.io", "podgroups"): PodGroupStrategy(),
     ("apps", "statefulsets"): StatefulSetStrategy(),
     **STORAGE_STRATEGIES,
+    ("", "secrets"): SecretStrategy(),
+    ("", "serviceaccounts"): ServiceAccountStrategy(),
+    ("apps", "daemonsets"): DaemonSetStrategy(),
+    ("batch", "cronjobs"): CronJobStrategy(),
 }
 _DEFAULT = Strategy()
 _DEFAULT_STATUS = StatusStrategy()

@@ -92,6 +92,12 @@ EVENT_V1_FIELDS = ("regarding.kind", "regarding.namespace", "regarding.name", "r
                    "regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath",
                    "reason", "reportingController", "deprecatedSource", "type")
 
+# what a container runtime would serve: answered by podio.py (a simulated log, or 400)
+POD_IO = (Subresource("log", "Pod", "", "v1", ("get",)),
+          Subresource("exec", "PodExecOptions", "", "v1", ("create", "get")),
+          Subresource("attach", "PodAttachOptions", "", "v1", ("create", "get")),
+          Subresource("portforward", "PodPortForwardOptions", "", "v1", ("create", "get")))
+
 # storage: the objects the volume plugins read, and what the PV controller writes
 STORAGE_RESOURCES: tuple[Resource, ...] = (
     Resource("", "v1", "persistentvolumes", "PersistentVolume", False, ("pv",), (),
@@ -110,7 +116,7 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("", "v1", "pods", "Pod", True, ("po",), ("all",),
              (_status("Pod", "", "v1"),
               Subresource("binding", "Binding", "", "v1", ("create",)),
-              Subresource("eviction", "Eviction", "policy", "v1", ("create",))),
+              Subresource("eviction", "Eviction", "policy", "v1", ("create",))) + POD_IO,
              POD_FIELDS),
     Resource("", "v1", "nodes", "Node", False, ("no",), (), (_status("Node", "", "v1"),),
              ("spec.unschedulable",)),
@@ -139,8 +145,20 @@ RESOURCES: tuple[Resource, ...] = (
              (_status("StatefulSet", "apps", "v1"), _scale())),
 )
 
+# secrets and service accounts (with TokenRequest), DaemonSets, CronJobs
+WORKCTL_RESOURCES: tuple[Resource, ...] = (
+    Resource("", "v1", "secrets", "Secret", True),
+    Resource("", "v1", "serviceaccounts", "ServiceAccount", True, ("sa",), (),
+             (Subresource("token", "TokenRequest", "authentication.k8s.io", "v1", ("create",)),)),
+    Resource("apps", "v1", "daemonsets", "DaemonSet", True, ("ds",), ("all",),
+             (_status("DaemonSet", "apps", "v1"),)),
+    Resource("batch", "v1", "cronjobs", "CronJob", True, ("cj",), ("all",),
+             (_status("CronJob", "batch", "v1"),)),
+)
+RESOURCES += WORKCTL_RESOURCES
+
 # Preferred order of API groups in discovery (kube-apiserver lists core-ish groups first).
-GROUP_ORDER = ("apps", "events.k8s.io", "policy", "storage.k8s.io", "scheduling.k8s.io",
+GROUP_ORDER = ("apps", "events.k8s.io", "batch", "policy", "storage.k8s.io", "scheduling.k8s.io",
                "coordination.k8s.io", "scheduling.x-k8s.io")
 
 

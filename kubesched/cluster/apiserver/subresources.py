@@ -7,8 +7,11 @@
 * eviction (``pkg/registry/core/pod/storage/eviction.go``): a running pod covered by a
   PodDisruptionBudget is deleted only if the budget's ``status.disruptionsAllowed`` is
   positive, which it decrements (recording the pod in ``disruptedPods``) in the same
-  transaction; otherwise 429. Pending, terminal or terminating pods are deleted without
-  a budget check. More than one budget is a 500, as upstream.
+  transaction; otherwise 429 (also while the budget's ``observedGeneration`` lags its
+  generation: "still being processed"). Pending, terminal or terminating pods are deleted
+  without a budget check, and so is a Running pod that is not Ready under
+  ``unhealthyPodEvictionPolicy`` AlwaysAllow, or IfHealthyBudget (the default) while the
+  budget is met. More than one budget is a 500, as upstream.
 * scale: the ``autoscaling/v1`` Scale view of a Deployment or ReplicaSet; writing it sets
   ``spec.replicas``.
 """
@@ -134,9 +137,15 @@ def _consume_budget(reg: "Registry", tx: Txn, pod: dict[str, Any]) -> None:
         return
     pdb = copy.deepcopy(pdbs[0])
     status = pdb.setdefault("status", {})
+    pname = pdb["metadata"]["name"]
+    if _unhealthy_may_go(pdb, pod):
+        return
+    if int(status.get("observedGeneration") or 0) < int(pdb["metadata"].get("generation") or 1):
+        raise E.too_many_requests("Cannot evict pod as it would violate the pod's disruption budget.", [
+            {"reason": "DisruptionBudget", "message": f"The disruption budget {pname} is still being processed "
+             "by the server."}])
     allowed = int(status.get("disruptionsAllowed") or 0)
     if allowed <= 0:
-        pname = pdb["metadata"]["name"]
         raise E.too_many_requests(
             "Cannot evict pod as it would violate the pod's disruption budget.",
             [{"reason": "DisruptionBudget", "message": f"The disruption budget {pname} needs "
@@ -145,6 +154,21 @@ def _consume_budget(reg: "Registry", tx: Txn, pod: dict[str, Any]) -> None:
     status["disruptionsAllowed"] = allowed - 1
     status.setdefault("disruptedPods", {})[pod["metadata"]["name"]] = rfc3339(reg.clock())
     tx.update("policy/poddisruptionbudgets", pdb["metadata"]["namespace"], pdb["metadata"]["name"], pdb)
+
+
+def _unhealthy_may_go(pdb: dict[str, Any], pod: dict[str, Any]) -> bool:
+    """A running pod that is not Ready may be evicted without using the budget: always under
+    ``unhealthyPodEvictionPolicy: AlwaysAllow``, and under ``IfHealthyBudget`` (the default)
+    while the budget is met (``currentHealthy >= desiredHealthy``), as upstream."""
+    conds = (pod.get("status") or {}).get("conditions") or []
+    if any(c.get("type") == "Ready" and c.get("status") == "True" for c in conds if isinstance(c, dict)):
+        return False
+    policy = (pdb.get("spec") or {}).get("unhealthyPodEvictionPolicy") or "IfHealthyBudget"
+    if policy == "AlwaysAllow":
+        return True
+    st = pdb.get("status") or {}
+    return int(pdb["metadata"].get("generation") or 1) <= int(st.get("observedGeneration") or 0) and \
+        int(st.get("currentHealthy") or 0) >= int(st.get("desiredHealthy") or 0)
 
 
 def _workload(reg: "Registry", res: Resource) -> WorkloadStrategy:

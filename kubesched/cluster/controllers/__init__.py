@@ -7,6 +7,12 @@ Map of the package::
     rollout.py          rollout arithmetic, status and conditions (pure)
     replicaset.py       ReplicaSet controller (pods per ReplicaSet, replacement, status)
     garbagecollector.py ownerReferences: background, foreground and orphan deletion
+    disruption.py       PodDisruptionBudget status (what eviction and drain read)
+    daemonset.py        DaemonSet controller (a pod per eligible node, rolling update)
+    daemonutil.py       daemon pod tolerations, node pinning, should-run (pure)
+    cronjob.py          CronJob controller (Jobs on a cron schedule)
+    podgroup.py         PodGroup status (scheduler-plugins' phases and counts)
+    serviceaccounts.py  the ``default`` ServiceAccount of every namespace
     storage.py          the storage controllers below and their informers
     persistentvolume.py PV controller (binding claims and volumes, release, reclaim)
     provisioner.py      simulated CSI external provisioner (topology-aware PVs)

@@ -15,11 +15,17 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kubesched.cluster.apiserver.errors import ApiError
 from kubesched.cluster.controllers.base import Controller
+from kubesched.cluster.controllers.cronjob import JOBS, CronJobController
+from kubesched.cluster.controllers.daemonset import DaemonSetController
 from kubesched.cluster.controllers.deployment import DeploymentController
+from kubesched.cluster.controllers.disruption import DisruptionController
 from kubesched.cluster.controllers.events import EventRecorder
 from kubesched.cluster.controllers.garbagecollector import GarbageCollector
 from kubesched.cluster.controllers.informer import Informer, by_namespace, wait_synced
+from kubesched.cluster.controllers.podgroup import PodGroupController
+from kubesched.cluster.controllers.serviceaccounts import ServiceAccountsController
 from kubesched.cluster.controllers.replicaset import ReplicaSetController
 from kubesched.cluster.controllers.storage import storage_controllers
 
@@ -57,6 +63,26 @@ class ControllerManager:
             ReplicaSetController(reg, rss, pods, rng, EventRecorder(reg, "replicaset-controller"), workers=workers),
             DeploymentController(reg, deps, rss, pods, EventRecorder(reg, "deployment-controller"), workers=workers),
         ]
+        pdbs = Informer(reg, "poddisruptionbudgets.policy")
+        dss, nodes = Informer(reg, "daemonsets.apps"), Informer(reg, "nodes")
+        groups = Informer(reg, "podgroups.scheduling.x-k8s.io")
+        namespaces, accounts = Informer(reg, "namespaces"), Informer(reg, "serviceaccounts")
+        self._informers += [pdbs, dss, nodes, groups, namespaces, accounts]
+        self._controllers += [
+            DisruptionController(reg, pdbs, pods, EventRecorder(reg, "controllermanager"), workers=workers),
+            DaemonSetController(reg, dss, pods, nodes, EventRecorder(reg, "daemonset-controller"), workers=workers),
+            PodGroupController(reg, groups, pods, workers=workers),
+            ServiceAccountsController(reg, namespaces, accounts),
+        ]
+        try:
+            reg.resource(JOBS)
+        except ApiError:
+            log.warning("the server does not serve %s: the CronJob controller is not started", JOBS)
+        else:
+            cjs, jobs = Informer(reg, "cronjobs.batch"), Informer(reg, JOBS)
+            self._informers += [cjs, jobs]
+            self._controllers.append(CronJobController(reg, cjs, jobs, EventRecorder(reg, "cronjob-controller"),
+                                                       workers=workers))
         storage_informers, storage = storage_controllers(reg, pods, workers=workers)
         self._informers += storage_informers
         self._controllers += storage

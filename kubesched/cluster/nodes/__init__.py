@@ -5,6 +5,8 @@ Map of the package::
     simulator.py     NodeSimulator: the Component that runs everything below
     agent.py         NodeAgent: a simulated kubelet per Node (Lease, status, pods)
     podstatus.py     pod statuses as a kubelet writes them; durations; pod CIDRs
+    failures.py      kubelet-side failures: admission, image pulls, crash loops (pure)
+    failing.py       the agent's per-pod state machine for those failures
     lifecycle.py     node lifecycle controller: NotReady, taints, NoExecute tainting
     zones.py         zone states and the eviction rate limits
     tainteviction.py evictions from NoExecute taints after tolerationSeconds

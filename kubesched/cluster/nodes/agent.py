@@ -17,6 +17,11 @@ For each node (created by ``--nodes``/``--node-pool`` or applied with kubectl) i
   a Running pod marked not ready while its node was unreachable is ready again when the
   node is back.
 
+Kubelet-side failures (:mod:`.failures`, :mod:`.failing`): every pod passes the kubelet's
+resource admission before it starts (``OutOfcpu``... when the node changed under the
+scheduler), and ``kubesched.io/fail: admission|image-pull|crash-loop`` on a pod or a
+node makes it fail as a real node would.
+
 Failure injection: a node annotated ``kubesched.io/heartbeat: stopped`` has a dead
 kubelet: no Lease renewal, no status, its pods neither start, finish nor terminate, so the
 node lifecycle controller marks it NotReady and taints it. Removing the annotation
@@ -38,7 +43,10 @@ from kubesched.cluster.controllers.base import (
     Controller, condition, deleting, meta, micro_timestamp, parse_time, pod_ready, pod_terminal, timestamp, uid_of,
     update_with_retry,
 )
+from kubesched.cluster.controllers.events import EventRecorder
 from kubesched.cluster.controllers.informer import Informer, Obj
+from kubesched.cluster.nodes.failing import FailureDriver
+from kubesched.cluster.nodes.failures import failure_mode
 from kubesched.cluster.nodes import podstatus as PS
 
 log = logging.getLogger(__name__)
@@ -100,12 +108,16 @@ class NodeAgent(Controller[AgentKey]):
         self.opts = options
         self.clock = clock or registry.clock
         self._lock = threading.Lock()
+        self._admit_lock = threading.Lock()
         self._state: dict[str, _NodeState] = {}
         self._first_seen: dict[tuple[str, str, str], float] = {}  # (ns, name, uid) -> when bound / deleting
         self._deleting_seen: dict[tuple[str, str, str], float] = {}
         self._started: dict[tuple[str, str, str], float] = {}  # when this agent started the pod
         self._ips: dict[str, dict[str, tuple[str, str]]] = {}  # node -> ip -> (ns, name)
         self._cidrs: set[int] = set()
+        recorders: dict[str, EventRecorder] = {}
+        self.failures = FailureDriver(lambda node: recorders.setdefault(
+            node, EventRecorder(registry, "kubelet", clock=self.clock, host=node)))
         nodes.add_handler(self._on_node)
         pods.add_handler(self._on_pod)
 
@@ -124,6 +136,7 @@ class NodeAgent(Controller[AgentKey]):
             self.queue.add(("pod", str(meta(new).get("namespace") or ""), str(meta(new).get("name"))))
 
     def _forget_pod(self, pod: Obj) -> None:
+        self.failures.forget(pod)
         ns, name, uid = str(meta(pod).get("namespace") or ""), str(meta(pod).get("name")), uid_of(pod)
         with self._lock:
             self._first_seen.pop((ns, name, uid), None)
@@ -271,15 +284,32 @@ class NodeAgent(Controller[AgentKey]):
         if pod_terminal(pod):
             self._forget_pod(pod)
             return
+        if self.failures.active(pod):
+            self._step_failure(key, pod, node, now)
+            return
         phase = (pod.get("status") or {}).get("phase")
         if phase != "Running":
             due = self._since(self._first_seen, pod, now) + self.opts.pod_start_delay
             if now < due:
                 self.queue.add_after(key, due - now)
                 return
+            with self._admit_lock:  # the kubelet admits one pod at a time
+                with self._lock:
+                    mine = set(self._started)
+                admitted = [p for p in self.pods.by_index("node", str(meta(node).get("name")))
+                            if (p.get("status") or {}).get("phase") == "Running"
+                            or (str(meta(p).get("namespace") or ""), str(meta(p).get("name")), uid_of(p)) in mine]
+                rejected = self.failures.admit(pod, node, admitted)
+                if rejected is None and failure_mode(pod, node) not in ("image-pull", "crash-loop"):
+                    self._since(self._started, pod, now)  # counted by the next admission at once
+            if rejected is not None:
+                self._write_status(key, pod, rejected)
+                return
+            if failure_mode(pod, node) in ("image-pull", "crash-loop"):
+                self._step_failure(key, pod, node, now)
+                return
             status = PS.running_status(pod, now, internal_ip(node), self._pod_ip(node, pod))
             self._write_status(key, pod, status)
-            self._since(self._started, pod, now)
             self._schedule_finish(key, pod, now, now)
             return
         if not pod_ready(pod):
@@ -290,6 +320,14 @@ class NodeAgent(Controller[AgentKey]):
         if started is None:
             started = parse_time((pod.get("status") or {}).get("startTime")) or now
         self._schedule_finish(key, pod, started, now)
+
+    def _step_failure(self, key: AgentKey, pod: Obj, node: Obj, now: float) -> None:
+        mode = failure_mode(pod, node) or "crash-loop"
+        delay = self.failures.step(pod, mode, now,
+                                   lambda: PS.running_status(pod, now, internal_ip(node), self._pod_ip(node, pod)),
+                                   lambda status: self._write_status(key, pod, status))
+        if delay is not None:
+            self.queue.add_after(key, delay)
 
     def _schedule_finish(self, key: AgentKey, pod: Obj, started: float, now: float) -> None:
         raw = (meta(pod).get("annotations") or {}).get(RUN_DURATION_ANNOTATION)

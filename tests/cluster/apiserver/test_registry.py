@@ -164,10 +164,11 @@ def test_eviction_respects_disruption_budgets(reg: Registry) -> None:
         sub.bind(reg, "default", name, {"target": {"name": "n1"}})
         p = reg.get("pods", "default", name)
         p["status"]["phase"] = "Running"
+        p["status"]["conditions"].append({"type": "Ready", "status": "True"})
         reg.update("pods", "default", name, p, subresource="status")
     assert code_of(sub.evict, reg, "default", "a", {"kind": "Eviction"}) == 429
     pdb = reg.get("poddisruptionbudgets.policy", "default", "pdb")
-    pdb["status"] = {"disruptionsAllowed": 1, "currentHealthy": 2, "desiredHealthy": 1}
+    pdb["status"] = {"disruptionsAllowed": 1, "currentHealthy": 2, "desiredHealthy": 1, "observedGeneration": 1}
     reg.update("poddisruptionbudgets.policy", "default", "pdb", pdb, subresource="status")
     sub.evict(reg, "default", "a", {"deleteOptions": {"gracePeriodSeconds": 0}})
     assert code_of(reg.get, "pods", "default", "a") == 404
