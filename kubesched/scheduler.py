@@ -25,6 +25,7 @@ from kubesched.cache.cache import Cache
 from kubesched.cache.snapshot import Snapshot
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import PODS_TO_ACTIVATE, ClusterObjects, ClusterSink, QueuedPodInfo
+from kubesched.framework.dra import DraLister, DraWriter, NoDra
 from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Code, Status
 from kubesched.framework.storage import NoStorage, StorageLister, StorageWriter
@@ -143,6 +144,14 @@ class ProfileHandle:
     def storage_writer(self) -> StorageWriter:
         return self._sched.storage_writer
 
+    @property
+    def dra(self) -> DraLister:
+        return self._sched.dra
+
+    @property
+    def dra_writer(self) -> DraWriter:
+        return self._sched.dra_writer
+
 
 class AlgorithmObserver(Protocol):
     """Told of each scheduling algorithm run (metrics): ``before`` may mark the cycle's
@@ -158,13 +167,16 @@ class Scheduler:
                  now: Callable[[], float], rng: random.Random, tie_break_by_name: bool = False,
                  explain: bool = False,
                  run_binding: Callable[[Callable[[], None]], None] | None = None,
-                 storage: StorageLister | None = None, storage_writer: StorageWriter | None = None) -> None:
+                 storage: StorageLister | None = None, storage_writer: StorageWriter | None = None,
+                 dra: DraLister | None = None, dra_writer: DraWriter | None = None) -> None:
         """``run_binding``: how a binding cycle is run. None (the simulator) runs it at once,
         inside ``schedule_one``; a live scheduler passes an executor's submit so binding
         (API calls) overlaps the next scheduling cycle. Cache and queue updates then happen
         under ``lock``, which the live runner also holds for each scheduling cycle and for
         every informer event. ``storage``/``storage_writer``: what the volume plugins read
-        and write (:mod:`kubesched.framework.storage`); none: a cluster without storage."""
+        and write (:mod:`kubesched.framework.storage`); none: a cluster without storage.
+        ``dra``/``dra_writer``: what DynamicResources reads and writes
+        (:mod:`kubesched.framework.dra`); none: a cluster without DRA objects."""
         self.cache = cache
         self.sink = sink
         self.objects = objects
@@ -185,6 +197,9 @@ class Scheduler:
         self.algorithm_observer: AlgorithmObserver | None = None
         self.storage: StorageLister = storage if storage is not None else NoStorage()
         self.storage_writer: StorageWriter = storage_writer if storage_writer is not None else NoStorage()
+        no_dra = NoDra()
+        self.dra: DraLister = dra if dra is not None else no_dra
+        self.dra_writer: DraWriter = dra_writer if dra_writer is not None else no_dra
 
     def new_handle(self) -> ProfileHandle:
         return ProfileHandle(self)

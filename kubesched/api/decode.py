@@ -5,7 +5,7 @@ YAML, JSON, ``kind: List`` and ``*List`` objects, directories recursively in nam
 every object is checked to be of a kind kubesched understands, named uniquely, defaulted
 and admitted as kube-apiserver would (:mod:`kubesched.api.defaults`) and parsed
 (:mod:`kubesched.api.objects`). Anything upstream would reject, and anything kubesched
-cannot yet schedule faithfully (DRA claims, RuntimeClasses), is an error: one
+cannot yet schedule faithfully (RuntimeClasses), is an error: one
 line, ``FILE: KIND NAMESPACE/NAME: FIELD: message`` (``FILE: document N: ...`` before
 the object has a name), raised as :class:`DecodeError`.
 """
@@ -27,6 +27,8 @@ from kubesched.api.defaults import (
     apply_priority_class_defaults, default_manifest, describe, generate_name, is_namespaced,
     validate_priority_class,
 )
+from kubesched.api.dra import API_VERSION as DRA_API_VERSION
+from kubesched.api.dra import DRA_KINDS, check_container_claims, parse_dra_object
 from kubesched.api.errors import DecodeError
 from kubesched.api.podgroup import PodGroup
 from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
@@ -45,6 +47,8 @@ SCHEDULED_KINDS: dict[str, str] = {
     "PersistentVolume": "v1", "PersistentVolumeClaim": "v1", "StorageClass": "storage.k8s.io/v1",
     "CSINode": "storage.k8s.io/v1", "CSIDriver": "storage.k8s.io/v1", "CSIStorageCapacity": "storage.k8s.io/v1",
     "VolumeAttachment": "storage.k8s.io/v1",
+    # DRA (kubesched.api.dra), read by DynamicResources
+    **{k: DRA_API_VERSION for k in DRA_KINDS},
 }
 # Kinds accepted and kept as raw dictionaries but not scheduled (controllers are NOT
 # expanded into pods: list the pods themselves).
@@ -59,8 +63,6 @@ UNSUPPORTED_KINDS: dict[str, str] = {
     "LimitRange": "LimitRanger admission (default requests and limits)",
     "ResourceQuota": "ResourceQuota admission",
     "RuntimeClass": "RuntimeClass admission (overhead, scheduling constraints)",
-    "ResourceClaim": "dynamic resource allocation", "ResourceClaimTemplate": "dynamic resource allocation",
-    "ResourceSlice": "dynamic resource allocation", "DeviceClass": "dynamic resource allocation",
 }
 
 if hasattr(yaml, "CSafeLoader"):
@@ -90,6 +92,7 @@ class Manifest:
     namespaces: list[Namespace] = field(default_factory=list)
     pod_groups: list[PodGroup] = field(default_factory=list)
     storage: list[StorageObject] = field(default_factory=list)  # kubesched.api.storage kinds, in file order
+    dra: list[Any] = field(default_factory=list)  # DeviceClass, ResourceSlice, ResourceClaim(Template)
     others: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -148,9 +151,7 @@ def check_supported_pod(raw: Mapping[str, Any]) -> None:
     spec = raw.get("spec")
     if not isinstance(spec, Mapping):
         return
-    if spec.get("resourceClaims"):
-        raise DecodeError("dynamic resource allocation is not supported by kubesched yet",
-                          field="spec.resourceClaims")
+    check_container_claims(raw)  # also validates spec.resourceClaims
     if spec.get("runtimeClassName"):
         raise DecodeError("RuntimeClass admission (overhead, scheduling constraints) is not "
                           "supported by kubesched yet", field="spec.runtimeClassName")
@@ -176,6 +177,8 @@ def _add(m: Manifest, raw: dict[str, Any], pod_files: list[str], file: str) -> N
         m.pod_groups.append(PodGroup.from_dict(raw))
     elif kind in STORAGE_KINDS:
         m.storage.append(decode_storage(raw))
+    elif kind in DRA_KINDS:
+        m.dra.append(parse_dra_object(raw))
     elif kind != "PriorityClass":
         m.others.append(raw)
 

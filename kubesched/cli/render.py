@@ -63,7 +63,8 @@ def print_simulation(sim: Simulation) -> None:
 def _verdict(v: Any) -> tuple[str, str]:
     if v == "ok":
         return "[green]ok[/]", ""
-    return f"[red]{escape(v['plugin'] or 'PreFilter')}[/] ({v['code']})", escape("; ".join(v["reasons"]))
+    reasons = "; ".join(v["reasons"]) + (f" ({v['detail']})" if v.get("detail") else "")
+    return f"[red]{escape(v['plugin'] or 'PreFilter')}[/] ({v['code']})", escape(reasons)
 
 
 def print_attempt(con: Console, i: int, att: Attempt, at: str | None = None) -> None:

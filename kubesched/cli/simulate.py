@@ -40,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
         doc["timeline"] = sim.timeline.entries
     if sim.storage.pv_map or sim.storage.pvc_map:
         doc["objects"] = sim.storage.to_json()  # the final PVs and PVCs
+    if sim.dra.claims:
+        doc.setdefault("objects", {}).update(sim.dra.to_json())  # the final ResourceClaims
     if args.output == "json":
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")

@@ -26,6 +26,9 @@ class Resource(str, Enum):
     CSIDriver = "storage.k8s.io/CSIDriver"
     CSIStorageCapacity = "storage.k8s.io/CSIStorageCapacity"
     VolumeAttachment = "storage.k8s.io/VolumeAttachment"
+    ResourceClaim = "ResourceClaim"
+    ResourceSlice = "ResourceSlice"
+    DeviceClass = "DeviceClass"
     WildCard = "*"
 
 

@@ -38,6 +38,7 @@ from kubesched.framework.status import Status
 from kubesched.framework.types import NodeInfo
 
 if TYPE_CHECKING:
+    from kubesched.framework.dra import DraLister, DraWriter
     from kubesched.framework.events import ClusterEventWithHint
     from kubesched.framework.nodetable import NodeTable
     from kubesched.framework.storage import StorageLister, StorageWriter
@@ -339,6 +340,16 @@ class Handle(Protocol):
     @property
     def storage_writer(self) -> "StorageWriter":
         """Where VolumeBinding's PreBind writes (PV claimRef, PVC selected-node) and waits."""
+        ...
+
+    @property
+    def dra(self) -> "DraLister":
+        """DRA objects (classes, slices, claims): :mod:`kubesched.framework.dra`."""
+        ...
+
+    @property
+    def dra_writer(self) -> "DraWriter":
+        """Where DynamicResources' PreBind writes claims (allocation, reservedFor)."""
         ...
 
 

@@ -6,7 +6,7 @@ for bugs, and the runtime turns the exception into an ``Error`` status naming th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import IntEnum
 
 
@@ -27,6 +27,8 @@ class Status:
     code: Code = Code.Success
     reasons: tuple[str, ...] = ()
     plugin: str = ""
+    # more than upstream's reasons, for explanations only (e.g. which DRA request failed)
+    detail: str = field(default="", compare=False)
 
     @classmethod
     def of(cls, code: Code, *reasons: str, plugin: str = "") -> "Status":
@@ -49,7 +51,10 @@ class Status:
         return self if self.plugin == plugin else replace(self, plugin=plugin)
 
     def to_json(self) -> dict[str, object]:
-        return {"plugin": self.plugin, "code": self.code.name, "reasons": list(self.reasons)}
+        out: dict[str, object] = {"plugin": self.plugin, "code": self.code.name, "reasons": list(self.reasons)}
+        if self.detail:
+            out["detail"] = self.detail
+        return out
 
 
 SUCCESS = Status()

@@ -34,11 +34,10 @@ IN_TREE: dict[str, str] = {
     names.VOLUME_BINDING: "kubesched.plugins.volumebinding.plugin:VolumeBinding",
     names.VOLUME_ZONE: "kubesched.plugins.volumezone:VolumeZone",
     names.COSCHEDULING: "kubesched.plugins.coscheduling:Coscheduling",
-    names.DYNAMIC_RESOURCES: "kubesched.plugins.dynamicresources:DynamicResources",
+    names.DYNAMIC_RESOURCES: "kubesched.plugins.dynamicresources.plugin:DynamicResources",
 }
 
-# The default profile's multiPoint plugins, in upstream's order, with weights
-# (DynamicResources: only what it does for pods without claims, see its module).
+# The default profile's multiPoint plugins, in upstream's order, with weights.
 DEFAULT_MULTIPOINT: list[tuple[str, int | None]] = [
     (names.SCHEDULING_GATES, None),
     (names.PRIORITY_SORT, None),

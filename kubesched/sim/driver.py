@@ -16,6 +16,7 @@ from typing import Any
 
 from kubesched.api.objects import Pod
 from kubesched.cache.cache import Cache
+from kubesched.cluster.dra import InProcessDra
 from kubesched.cluster.inprocess import ClusterChange, InProcessCluster
 from kubesched.cluster.storage import InProcessStorage
 from kubesched.config import SchedulerConfig, build_profiles
@@ -42,6 +43,7 @@ class PodOutcome:
     attempts: list[Attempt] = field(default_factory=list)
     preempted: list[str] = field(default_factory=list)
     preempted_by: str | None = None
+    gated: str | None = None  # "Plugin: reason" of the PreEnqueue plugin holding the pod
 
     def to_json(self, explain: bool) -> dict[str, Any]:
         d: dict[str, Any] = {"namespace": self.pod.namespace, "name": self.pod.name,
@@ -50,6 +52,8 @@ class PodOutcome:
                              "nominatedNode": self.nominated_node, "preempted": self.preempted}
         if self.preempted_by is not None:
             d["preemptedBy"] = self.preempted_by
+        if self.gated is not None:
+            d["gated"] = self.gated
         if explain:
             d["attempts"] = [a.to_json() for a in self.attempts]
         return d
@@ -69,6 +73,9 @@ class Simulation:
         pdbs = [pdb if pdb.disruptions_allowed is not None else
                 dataclasses.replace(pdb, disruptions_allowed=disruptions_allowed(pdb, bound))
                 for pdb in manifest.pdbs]
+        self.dra = InProcessDra()
+        self.dra.load(getattr(manifest, "dra", ()))
+        self.dra.create_template_claims(p for p in manifest.pods if not p.node_name)
         self.cluster.load(manifest.nodes, manifest.pods, manifest.namespaces,
                           manifest.priority_classes, pdbs, manifest.pod_groups)
         self.storage = InProcessStorage(self.cluster.nodes.get)
@@ -82,7 +89,8 @@ class Simulation:
                 self.cache.add_pod(p)
         self.sched = Scheduler(self.cache, self.cluster, self.cluster, self.clock.now,
                                random.Random(seed), tie_break_by_name=tie_break == "name",
-                               explain=explain, storage=self.storage, storage_writer=self.storage)
+                               explain=explain, storage=self.storage, storage_writer=self.storage,
+                               dra=self.dra, dra_writer=self.dra)
         self.explain = explain
         profiles = build_profiles(config, in_tree_registry(), DEFAULT_MULTIPOINT, self.sched.new_handle)
         for name, fw in profiles.items():
@@ -102,6 +110,7 @@ class Simulation:
             self.outcomes[p.uid] = PodOutcome(p)
         self.cluster.listeners.append(self._on_change)
         self.storage.listeners.append(self._on_storage_change)
+        self.dra.listeners.append(self._on_dra_change)
 
     def _pre_enqueue(self, pod: Pod) -> Any:
         return self.sched.profiles[pod.scheduler_name].run_pre_enqueue(pod)
@@ -126,6 +135,13 @@ class Simulation:
     def _on_storage_change(self, kind: str, old: Any, new: Any) -> None:
         """A PV or PVC written by PreBind or the emulated controllers, as its informer
         would deliver it (VolumeBinding's and VolumeZone's hints decide who moves)."""
+        self._on_object_change(kind, old, new)
+
+    def _on_dra_change(self, kind: str, old: Any, new: Any) -> None:
+        """A claim written by PreBind or PostFilter, as its informer would deliver it."""
+        self._on_object_change(kind, old, new)
+
+    def _on_object_change(self, kind: str, old: Any, new: Any) -> None:
         self.generation += 1
         action = ActionType.Add if old is None else ActionType.Update
         self.handlers.on_object_event(Resource(kind), action, old, new)
@@ -178,8 +194,10 @@ class Simulation:
             if out.status == "Pending":
                 gated = self.queue.gated.get(out.pod.uid)
                 if gated is not None:
+                    st = self._pre_enqueue(out.pod)
                     out.status = "Gated"
-                    out.message = self._pre_enqueue(out.pod).message
+                    out.message = st.message
+                    out.gated = f"{st.plugin}: {st.message}" if st.plugin else st.message
 
     def _run_single_pass(self) -> None:
         order = sorted(self.outcomes.values(), key=lambda o: (-o.pod.priority, o.pod.seq))

@@ -1,0 +1,312 @@
+"""The structured allocator: which devices on one node satisfy all claims of a pod.
+
+Why this exists: upstream's DynamicResources Filter asks
+``k8s.io/dynamic-resource-allocation/structured``'s allocator, per node, for an allocation
+of every claim the pod still needs. This is the same search, written for our objects:
+
+- pools: the ResourceSlices usable on the node (``nodeName`` equal, ``nodeSelector``
+  matching, or ``allNodes``), grouped by (driver, pool); only slices of a pool's newest
+  generation count; a pool whose slice count is short of ``resourceSliceCount`` is
+  incomplete, one with a device name twice is invalid;
+- claims in the pod's order, requests in the claim's order, devices in pool / slice /
+  device order; a ``firstAvailable`` request tries its subrequests in order; a device is a
+  candidate when it is not in use (allocated to any claim, or in flight, or already picked
+  in this search), every selector of its class and of the request is true, and every
+  ``matchAttribute`` constraint of the claim naming the request still holds;
+- depth-first search with backtracking: the first complete assignment wins;
+- ``allocationMode: All`` takes every matching device of the node's pools (an error when a
+  pool is incomplete or invalid, as upstream: the pod cannot be scheduled on guesswork).
+
+Errors that upstream returns from ``Allocate`` (a selector that does not compile or fails
+to evaluate, an incomplete pool for ``All``) are raised as :class:`AllocationError`; the
+plugin turns them into an Error status. ``explain_failure`` gives, for a node where no
+allocation exists, the first request that cannot be met and why (beyond upstream).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubesched.api.dra import (
+    ALL, Device, DeviceClass, ExactRequest, ResourceClaim, ResourceSlice,
+)
+from kubesched.api.objects import Node
+from kubesched.plugins.dynamicresources.cel import CelError, compile_selector
+
+DeviceID = tuple[str, str, str]  # (driver, pool, device)
+
+
+class AllocationError(Exception):
+    """Upstream ``Allocate`` returned an error: scheduling of the pod is aborted."""
+
+
+@dataclass(slots=True)
+class Pool:
+    driver: str
+    name: str
+    generation: int
+    slices: list[ResourceSlice] = field(default_factory=list)
+    incomplete: bool = False
+    invalid: str = ""
+
+
+def slice_on_node(s: ResourceSlice, node: Node) -> bool:
+    if s.node_name:
+        return s.node_name == node.name
+    if s.all_nodes:
+        return True
+    return s.node_selector is not None and s.node_selector.matches(node.labels, node.name)
+
+
+def gather_pools(slices: Sequence[ResourceSlice], node: Node) -> list[Pool]:
+    """Upstream ``GatherPools``: the newest generation of each pool usable on ``node``."""
+    pools: dict[tuple[str, str], Pool] = {}
+    for s in slices:
+        if not slice_on_node(s, node):
+            continue
+        key = (s.driver, s.pool)
+        p = pools.get(key)
+        if p is None or s.generation > p.generation:
+            pools[key] = Pool(s.driver, s.pool, s.generation, [s])
+        elif s.generation == p.generation:
+            p.slices.append(s)
+    out = []
+    for key in sorted(pools):
+        p = pools[key]
+        p.slices.sort(key=lambda s: s.name)
+        p.incomplete = len(p.slices) != p.slices[0].slice_count
+        seen: set[str] = set()
+        for s in p.slices:
+            for d in s.devices:
+                if d.name in seen:
+                    p.invalid = f"duplicate device name {d.name}"
+                seen.add(d.name)
+        out.append(p)
+    return out
+
+
+@dataclass(slots=True)
+class Candidate:
+    pool: Pool
+    slice: ResourceSlice
+    device: Device
+
+    @property
+    def id(self) -> DeviceID:
+        return (self.slice.driver, self.pool.name, self.device.name)
+
+
+def selectors_match(who: str, exprs: Sequence[str], c: Candidate) -> bool:
+    """All of ``exprs`` true for the device; upstream's error wording on failure."""
+    for i, expr in enumerate(exprs):
+        try:
+            sel = compile_selector(expr)
+        except CelError as exc:
+            raise AllocationError(f"{who}: selector #{i}: CEL compile error: {exc}") from None
+        try:
+            if not sel.matches(c.slice.driver, c.device):
+                return False
+        except CelError as exc:
+            raise AllocationError(f"{who}: selector #{i}: CEL runtime error: {exc}") from None
+    return True
+
+
+class _Constraint:
+    """A ``matchAttribute`` constraint while the search runs (upstream ``matchAttributeConstraint``)."""
+
+    def __init__(self, requests: tuple[str, ...], attribute: str) -> None:
+        self.requests = set(requests)
+        self.attribute = attribute
+        self.values: list[Any] = []
+
+    def applies(self, request: str) -> bool:
+        if not self.requests:
+            return True
+        parent = request.partition("/")[0]
+        return request in self.requests or parent in self.requests
+
+    def add(self, request: str, device: Device) -> bool:
+        if not self.applies(request):
+            return True
+        v = device.attributes.get(self.attribute)
+        if v is None:
+            return False
+        if self.values and self.values[0] != v:
+            return False
+        self.values.append(v)
+        return True
+
+    def remove(self, request: str) -> None:
+        if self.applies(request):
+            self.values.pop()
+
+
+class Allocator:
+    """One pod's claims to allocate; ``allocate(node)`` runs the search for one node."""
+
+    def __init__(self, claims: Sequence[ResourceClaim], in_use: set[DeviceID],
+                 classes: Callable[[str], DeviceClass | None], slices: Sequence[ResourceSlice]) -> None:
+        self.claims = list(claims)
+        self.in_use = in_use
+        self.classes = classes
+        self.slices = slices
+
+    # -- selection -----------------------------------------------------------------------
+    def selectable(self, claim: ResourceClaim, req: ExactRequest, c: Candidate) -> bool:
+        cls = self.classes(req.device_class_name)
+        if cls is None:  # checked in PreFilter; a class deleted since then
+            raise AllocationError(f"request {req.name}: could not retrieve device class "
+                                  f"{req.device_class_name}")
+        if not selectors_match(f"class {cls.name}", cls.selectors, c):
+            return False
+        return selectors_match(f"claim {claim.key}", req.selectors, c)
+
+    def allocate(self, node: Node) -> list[list[tuple[str, Candidate]]] | None:
+        """Per claim, the (request name, device) picked; None when no allocation exists."""
+        pools = gather_pools(self.slices, node)
+        for p in pools:
+            if p.invalid:
+                raise AllocationError(f"pool {p.name} is invalid: {p.invalid}")
+        cands = [Candidate(p, s, d) for p in pools for s in p.slices for d in s.devices]
+        search = _Search(self, node, pools, cands)
+        return search.run()
+
+
+class _Search:
+    def __init__(self, alloc: Allocator, node: Node, pools: list[Pool], cands: list[Candidate]) -> None:
+        self.a = alloc
+        self.pools = pools
+        self.cands = cands
+        self.picked: set[DeviceID] = set()
+        self.result: list[list[tuple[str, Candidate]]] = [[] for _ in alloc.claims]
+        self.constraints = [[_Constraint(c.requests, c.match_attribute) for c in cl.spec.constraints]
+                            for cl in alloc.claims]
+        self._all: dict[tuple[int, str], list[Candidate]] = {}
+
+    def run(self) -> list[list[tuple[str, Candidate]]] | None:
+        return self.result if self.claim(0) else None
+
+    def claim(self, ci: int) -> bool:
+        if ci >= len(self.a.claims):
+            return True
+        return self.request(ci, 0)
+
+    def request(self, ci: int, ri: int) -> bool:
+        reqs = self.a.claims[ci].spec.requests
+        if ri >= len(reqs):
+            return self.claim(ci + 1)
+        r = reqs[ri]
+        if r.exactly is not None:
+            return self.devices(ci, ri, r.exactly, 0)
+        return any(self.devices(ci, ri, sub, 0) for sub in r.first_available)
+
+    def all_devices(self, ci: int, req: ExactRequest) -> list[Candidate]:
+        key = (ci, req.name)
+        got = self._all.get(key)
+        if got is None:
+            claim = self.a.claims[ci]
+            for p in self.pools:
+                if p.incomplete:
+                    raise AllocationError(f"claim {claim.key}, request {req.name}: asks for all devices, but "
+                                          f"resource pool {p.driver}/{p.name} is currently being updated")
+            got = self._all[key] = [c for c in self.cands if self.a.selectable(claim, req, c)]
+        return got
+
+    def devices(self, ci: int, ri: int, req: ExactRequest, k: int) -> bool:
+        """Pick device number ``k`` (and the rest) of ``req``, backtracking on failure."""
+        claim = self.a.claims[ci]
+        if req.allocation_mode == ALL:
+            every = self.all_devices(ci, req)
+            if k >= len(every):
+                return bool(every) and self.request(ci, ri + 1)
+            return self.take(ci, ri, req, k, every[k])
+        if k >= req.count:
+            return self.request(ci, ri + 1)
+        for c in self.cands:
+            if not req.admin_access and (c.id in self.a.in_use or c.id in self.picked):
+                continue
+            if not self.a.selectable(claim, req, c):
+                continue
+            if self.take(ci, ri, req, k, c):
+                return True
+        return False
+
+    def take(self, ci: int, ri: int, req: ExactRequest, k: int, c: Candidate) -> bool:
+        if not req.admin_access and (c.id in self.a.in_use or c.id in self.picked):
+            return False
+        added: list[_Constraint] = []
+        for con in self.constraints[ci]:
+            if not con.add(req.name, c.device):
+                for a in added:
+                    a.remove(req.name)
+                return False
+            added.append(con)
+        self.picked.add(c.id)
+        self.result[ci].append((req.name, c))
+        if self.devices(ci, ri, req, k + 1):
+            return True
+        self.result[ci].pop()
+        self.picked.discard(c.id)
+        for a in added:
+            a.remove(req.name)
+        return False
+
+
+def allocation_result(picks: list[tuple[str, Candidate]], node: Node) -> dict[str, Any]:
+    """``status.allocation`` for one claim, as upstream's allocator builds it."""
+    results = []
+    for req, c in picks:
+        r: dict[str, Any] = {"request": req, "driver": c.slice.driver, "pool": c.pool.name, "device": c.device.name}
+        results.append(r)
+    out: dict[str, Any] = {"devices": {"results": results}}
+    selector = None
+    for _, c in picks:
+        if c.slice.node_name:
+            selector = {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [node.name]}]}]}
+            break
+        if c.slice.node_selector is not None and selector is None:
+            selector = c.slice.raw.get("spec", {}).get("nodeSelector")
+    if selector is not None:
+        out["nodeSelector"] = selector
+    return out
+
+
+def explain_failure(alloc: Allocator, node: Node) -> str:
+    """Why no allocation exists on ``node``: the first request that cannot be met alone, or
+    the constraints (beyond upstream's "cannot allocate all claims")."""
+    pools = gather_pools(alloc.slices, node)
+    cands = [Candidate(p, s, d) for p in pools for s in p.slices for d in s.devices]
+    for claim in alloc.claims:
+        for r in claim.spec.requests:
+            subs = (r.exactly,) if r.exactly is not None else r.first_available
+            why = [_request_shortfall(alloc, claim, s, cands) for s in subs if s is not None]
+            if all(why):
+                return f"claim {claim.key}: " + "; ".join(w for w in why if w)
+        if claim.spec.constraints:
+            attrs = ", ".join(c.match_attribute for c in claim.spec.constraints)
+            return f"claim {claim.key}: constraint matchAttribute {attrs} unmet by the free devices"
+    return "the claims together need more devices than are free"
+
+
+def _request_shortfall(alloc: Allocator, claim: ResourceClaim, req: ExactRequest,
+                       cands: list[Candidate]) -> str:
+    cls = alloc.classes(req.device_class_name)
+    of_class = [c for c in cands if cls is not None and selectors_match(f"class {cls.name}", cls.selectors, c)]
+    name = f"request {req.name}"
+    if not of_class:
+        return f"{name}: no device of class {req.device_class_name} on the node"
+    matching = [c for c in of_class if selectors_match(f"claim {claim.key}", req.selectors, c)]
+    if not matching:
+        return f"{name}: selector false for all {len(of_class)} device(s) of class {req.device_class_name}"
+    free = [c for c in matching if c.id not in alloc.in_use]
+    need = len(matching) if req.allocation_mode == ALL else req.count
+    if len(free) < need:
+        return f"{name}: devices in use ({len(matching) - len(free)} of {len(matching)} matching, {need} needed)"
+    return ""
+
+
+def by_name(classes: Mapping[str, DeviceClass]) -> Callable[[str], DeviceClass | None]:
+    return classes.get

@@ -1,0 +1,300 @@
+"""DynamicResources: pods with ResourceClaims (upstream ``plugins/dynamicresources``, v1.34).
+
+Extension points, as upstream's plugin has them in the default profile (no Score):
+
+- PreEnqueue: every claim of the pod must exist (``could not find ResourceClaim "ns/name"``),
+  not be being deleted, and a claim from a template must be owned by the pod.
+- PreFilter: the pod's claims (Skip without any); an allocated claim that cannot be
+  reserved any more is "resourceclaim in use"; every request of a claim still to allocate
+  must name an existing DeviceClass (``request R: device class C does not exist``); the
+  devices in use (all allocated claims plus in-flight allocations) are fixed for the cycle.
+- Filter: an allocated claim's ``nodeSelector`` must match the node ("resourceclaim not
+  available on the node"); the structured allocator must find devices for every other
+  claim ("cannot allocate all claims"); the allocation found is kept for Reserve.
+- PostFilter: deallocates one allocated, unreserved claim that was unavailable, else
+  "still not schedulable" ("no new claims to deallocate" when the pod has no claims).
+- Reserve/Unreserve: the allocation is put in flight (no other pod can get its devices) and
+  taken back; PreBind writes finalizer, ``status.allocation`` and ``status.reservedFor``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubesched.api.dra import FINALIZER, ResourceClaim, pod_claim_statuses, pod_claims
+from kubesched.api.objects import Pod
+from kubesched.framework.cycle_state import CycleState, StateKey
+from kubesched.framework.dra import DraLister, DraWriteError
+from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource
+from kubesched.framework.interface import PostFilterResult, PreFilterResult
+from kubesched.framework.status import SKIP, SUCCESS, Code, Status, error, unresolvable
+from kubesched.framework.types import NodeInfo
+from kubesched.plugins import names
+from kubesched.plugins.dynamicresources.allocator import (
+    AllocationError, Allocator, DeviceID, allocation_result, explain_failure,
+)
+
+
+class ClaimLookupError(Exception):
+    """A claim of the pod cannot be used (missing, being deleted, not the pod's)."""
+
+
+@dataclass(slots=True)
+class _State:
+    claims: list[ResourceClaim] = field(default_factory=list)
+    allocator: Allocator | None = None
+    node_allocations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    unavailable: set[int] = field(default_factory=set)
+    allocations: dict[int, dict[str, Any]] = field(default_factory=dict)  # claim index -> Reserve's
+
+    def clone(self) -> "_State":
+        return self  # as upstream: the state is shared by clones (Filter writes under a lock)
+
+
+STATE: StateKey[_State] = StateKey("DynamicResources")
+
+
+def resolve_claims(pod: Pod, lister: DraLister) -> list[ResourceClaim]:
+    """Upstream ``podResourceClaims``: the pod's claims in spec order; raises ClaimLookupError."""
+    statuses = pod_claim_statuses(pod.raw)
+    out = []
+    for pc in pod_claims(pod.raw):
+        name = pc.claim_name
+        if not name:
+            if pc.name not in statuses:
+                raise ClaimLookupError(f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet')
+            name = statuses[pc.name]
+            if not name:
+                continue  # the claim is not needed (resourceClaimName unset in the status)
+        claim = lister.resource_claim(pod.namespace, name)
+        if claim is None:
+            raise ClaimLookupError(f'could not find ResourceClaim "{pod.namespace}/{name}"')
+        if claim.deleting:
+            raise ClaimLookupError(f'resourceclaim "{pod.namespace}/{name}" is being deleted')
+        if pc.template_name and claim.owner_uid != pod.uid:
+            raise ClaimLookupError(f"ResourceClaim {pod.namespace}/{name} was not created for pod "
+                                   f"{pod.namespace}/{pod.name} (pod is not owner)")
+        out.append(claim)
+    return out
+
+
+def allocated_devices(lister: DraLister) -> set[DeviceID]:
+    """Upstream ``ListAllAllocatedDevices``: devices of allocated claims and of in-flight ones."""
+    out: set[DeviceID] = set()
+    for c in lister.resource_claims():
+        out.update(c.allocated_devices)
+    for c in lister.in_flight.values():
+        out.update(c.allocated_devices)
+    return out
+
+
+class DynamicResources:
+    name = names.DYNAMIC_RESOURCES
+
+    def __init__(self, args: Any = None, handle: Any = None) -> None:
+        self.handle = handle
+        self._in_use: tuple[int, int, set[DeviceID]] | None = None
+
+    @property
+    def lister(self) -> DraLister:
+        return self.handle.dra  # type: ignore[no-any-return]
+
+    # -- PreEnqueue --------------------------------------------------------------------------
+    def pre_enqueue(self, pod: Pod) -> Status:
+        if not pod.raw.get("spec", {}).get("resourceClaims"):
+            return SUCCESS
+        try:
+            resolve_claims(pod, self.lister)
+        except ClaimLookupError as exc:
+            return unresolvable(str(exc))
+        return SUCCESS
+
+    # -- PreFilter -----------------------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status]:
+        s = _State()
+        state.write(STATE, s)
+        if not pod.raw.get("spec", {}).get("resourceClaims"):
+            return None, SKIP
+        try:
+            claims = resolve_claims(pod, self.lister)
+        except ClaimLookupError as exc:
+            return None, unresolvable(str(exc))
+        if not claims:
+            return None, SKIP
+        to_allocate = []
+        for claim in claims:
+            if claim.allocation is not None:
+                if not claim.can_be_reserved() and not claim.reserved_for_pod(pod.uid):
+                    return None, unresolvable("resourceclaim in use")
+                continue
+            to_allocate.append(claim)
+            for r in claim.spec.requests:
+                for req in ((r.exactly,) if r.exactly is not None else r.first_available):
+                    if req is not None and self.lister.device_class(req.device_class_name) is None:
+                        return None, unresolvable(f"request {req.name}: device class "
+                                                  f"{req.device_class_name} does not exist")
+        if to_allocate:
+            s.allocator = Allocator(to_allocate, self._allocated(), self.lister.device_class,
+                                    self.lister.resource_slices())
+        s.claims = claims
+        return None, SUCCESS
+
+    def _allocated(self) -> set[DeviceID]:
+        key = (self.lister.generation, len(self.lister.in_flight))
+        if self._in_use is None or self._in_use[:2] != key or self.lister.in_flight:
+            self._in_use = (*key, allocated_devices(self.lister))
+        return self._in_use[2]
+
+    # -- Filter ----------------------------------------------------------------------------------
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        s = state.get(STATE)
+        if s is None or not s.claims:
+            return SUCCESS
+        node = node_info.node
+        unavailable = [i for i, c in enumerate(s.claims)
+                       if c.node_selector is not None and not c.node_selector.matches(node.labels, node.name)]
+        allocations: list[dict[str, Any]] = []
+        if s.allocator is not None:
+            try:
+                picks = s.allocator.allocate(node)
+            except AllocationError as exc:
+                return error(str(exc))
+            if picks is None:
+                st = unresolvable("cannot allocate all claims")
+                try:
+                    detail = explain_failure(s.allocator, node)
+                except AllocationError as exc:
+                    detail = str(exc)
+                return Status(st.code, st.reasons, detail=detail)
+            allocations = [allocation_result(p, node) for p in picks]
+        if unavailable:
+            s.unavailable.update(unavailable)
+            return unresolvable("resourceclaim not available on the node")
+        if s.allocator is not None:
+            s.node_allocations[node.name] = allocations
+        return SUCCESS
+
+    # -- PostFilter ------------------------------------------------------------------------------
+    def post_filter(self, state: CycleState, pod: Pod,
+                    filtered: Mapping[str, Status]) -> tuple[PostFilterResult | None, Status]:
+        s = state.get(STATE)
+        if s is None:
+            # An earlier PreFilter rejected the pod as UnschedulableAndUnresolvable, so this
+            # plugin's PreFilter never ran: upstream's state read fails with "not found" and
+            # the PostFilter phase ends with that error (no preemption is tried).
+            return None, error("not found")
+        if not s.claims:
+            return None, Status(Code.Unschedulable, ("no new claims to deallocate",))
+        for i in sorted(s.unavailable):
+            claim = s.claims[i]
+            if not claim.reserved_for or (len(claim.reserved_for) == 1 and claim.reserved_for[0].uid == pod.uid):
+                raw = copy.deepcopy(claim.raw)
+                status = raw.setdefault("status", {})
+                status.pop("allocation", None)
+                status.pop("reservedFor", None)
+                try:
+                    self.handle.dra_writer.update_claim(raw)
+                except DraWriteError as exc:
+                    return None, error(str(exc))
+                return None, Status(Code.Unschedulable, ("deallocation of ResourceClaim completed",))
+        return None, Status(Code.Unschedulable, ("still not schedulable",))
+
+    # -- Reserve / Unreserve ---------------------------------------------------------------------
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        s = state.get(STATE)
+        if s is None or not s.claims or s.allocator is None:
+            return SUCCESS
+        allocations = s.node_allocations.get(node_name)
+        if allocations is None:
+            return error("claim allocation not found for node")
+        todo = [i for i, c in enumerate(s.claims) if c.allocation is None]
+        if len(todo) != len(allocations):
+            return error(f"internal error, have {len(allocations)} allocations, {len(todo)} claims to allocate")
+        for i, alloc in zip(todo, allocations):
+            s.allocations[i] = alloc
+            raw = copy.deepcopy(s.claims[i].raw)
+            if FINALIZER not in raw.setdefault("metadata", {}).setdefault("finalizers", []):
+                raw["metadata"]["finalizers"].append(FINALIZER)
+            raw.setdefault("status", {})["allocation"] = alloc
+            self.lister.in_flight[s.claims[i].uid] = ResourceClaim.from_dict(raw)
+        return SUCCESS
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        s = state.get(STATE)
+        if s is None:
+            return
+        for c in s.claims:
+            self.lister.in_flight.pop(c.uid, None)
+            current = self.lister.resource_claim(c.namespace, c.name)
+            if current is not None and current.allocation is not None and current.reserved_for_pod(pod.uid):
+                raw = copy.deepcopy(current.raw)
+                raw["status"]["reservedFor"] = [r for r in raw["status"].get("reservedFor") or []
+                                                if r.get("uid") != pod.uid]
+                try:
+                    self.handle.dra_writer.update_claim(raw)
+                except DraWriteError:
+                    pass  # upstream logs it; the next attempt retries
+
+    # -- PreBind -----------------------------------------------------------------------------------
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        s = state.get(STATE)
+        if s is None or not s.claims:
+            return SKIP
+        for i, claim in enumerate(s.claims):
+            if claim.reserved_for_pod(pod.uid):
+                continue
+            try:
+                s.claims[i] = self._bind_claim(claim, s.allocations.get(i), pod)
+            except DraWriteError as exc:
+                return error(str(exc))
+            finally:
+                self.lister.in_flight.pop(claim.uid, None)
+        return SUCCESS
+
+    def _bind_claim(self, claim: ResourceClaim, allocation: dict[str, Any] | None, pod: Pod) -> ResourceClaim:
+        """Upstream ``bindClaim``: finalizer and allocation (if the scheduler allocated), reservedFor."""
+        current = self.lister.resource_claim(claim.namespace, claim.name)
+        if current is None:
+            raise DraWriteError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
+        raw = copy.deepcopy(current.raw)
+        status = raw.setdefault("status", {})
+        if allocation is not None:
+            if current.allocation is not None:
+                raise DraWriteError(f"claim {claim.key} got allocated elsewhere in the meantime")
+            fins = raw.setdefault("metadata", {}).setdefault("finalizers", [])
+            if FINALIZER not in fins:
+                fins.append(FINALIZER)
+            status["allocation"] = allocation
+        status["reservedFor"] = [*(status.get("reservedFor") or []),
+                                 {"resource": "pods", "name": pod.name, "uid": pod.uid}]
+        return self.handle.dra_writer.update_claim(raw)
+
+    # -- QueueingHints -------------------------------------------------------------------------------
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(ClusterEvent(Resource.ResourceClaim, ActionType.Add | ActionType.Update),
+                                 self._claim_hint),
+            ClusterEventWithHint(ClusterEvent(Resource.ResourceSlice, ActionType.Add | ActionType.Update)),
+            ClusterEventWithHint(ClusterEvent(Resource.DeviceClass, ActionType.Add | ActionType.Update)),
+            ClusterEventWithHint(ClusterEvent(Resource.Pod, ActionType.UpdatePodGeneratedResourceClaim)),
+            ClusterEventWithHint(ClusterEvent(Resource.Node, ActionType.Add | ActionType.UpdateNodeLabel
+                                              | ActionType.UpdateNodeTaint)),
+        ]
+
+    def _claim_hint(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        """Upstream ``isSchedulableAfterClaimChange``: only a claim of this pod matters; a
+        new claim or one that got deallocated may help, an unchanged one not."""
+        claim = new if isinstance(new, ResourceClaim) else None
+        if claim is None or claim.namespace != pod.namespace:
+            return QueueingHint.QueueSkip
+        statuses = pod_claim_statuses(pod.raw)
+        wanted = {pc.claim_name or statuses.get(pc.name, "") for pc in pod_claims(pod.raw)}
+        if claim.name not in wanted:
+            return QueueingHint.QueueSkip
+        if isinstance(old, ResourceClaim) and old.allocation is None and claim.allocation is not None:
+            return QueueingHint.QueueSkip  # allocated for some other pod: does not help this one
+        return QueueingHint.Queue
