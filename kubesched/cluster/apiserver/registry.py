@@ -33,6 +33,7 @@ from kubesched.api.errors import DecodeError
 from kubesched.api.objects import PriorityClass
 from kubesched.cluster.apiserver import errors as E
 from kubesched.cluster.apiserver.appsstrategy import DeploymentStrategy, ReplicaSetStrategy
+from kubesched.cluster.apiserver.drastrategy import DRA_STRATEGIES
 from kubesched.cluster.apiserver.podstrategy import NodeStrategy, PodStrategy
 from kubesched.cluster.apiserver.resources import TABLE, Resource, ResourceTable
 from kubesched.cluster.apiserver.schedstrategy import (
@@ -67,6 +68,7 @@ STRATEGIES: dict[tuple[str, str], Strategy] = {
     ("scheduling.x-k8s.io", "podgroups"): PodGroupStrategy(),
     ("apps", "statefulsets"): StatefulSetStrategy(),
     **STORAGE_STRATEGIES,
+    **DRA_STRATEGIES,
 }
 _DEFAULT = Strategy()
 _DEFAULT_STATUS = StatusStrategy()
