@@ -15,7 +15,9 @@ As upstream's ``pkg/controller/resourceclaim`` (kube-controller-manager):
 * A claim's ``status.reservedFor`` keeps only pods that still exist with the same uid
   and are not done. A claim reserved for nobody any more is deallocated
   (``status.allocation`` removed, as for structured parameters) and loses the
-  ``resource.kubernetes.io/delete-protection`` finalizer the scheduler put on it. A claim
+  ``resource.kubernetes.io/delete-protection`` finalizer the scheduler put on it (so
+  does an unallocated claim being deleted; an unallocated live one keeps it: the
+  scheduler's PreBind adds it just before it writes the allocation). A claim
   generated for a pod that is done (or gone, or replaced) and reserved for nobody is
   deleted, rather than waiting for the pod's deletion.
 """
@@ -216,7 +218,8 @@ class ResourceClaimController(Controller[Key]):
         status = claim.get("status") or {}
         reserved = [r for r in status.get("reservedFor") or [] if isinstance(r, dict)]
         valid = [r for r in reserved if self._still_needed(ns, r)]
-        if len(valid) != len(reserved) or (not valid and status.get("allocation") is not None):
+        deallocated = not valid and status.get("allocation") is not None
+        if len(valid) != len(reserved) or deallocated:
             def release(cur: Obj) -> Obj | None:
                 st = cur.setdefault("status", {})
                 rs = [r for r in st.get("reservedFor") or [] if isinstance(r, dict) and self._still_needed(ns, r)]
@@ -235,7 +238,10 @@ class ResourceClaimController(Controller[Key]):
             log.info("ResourceClaim %s/%s: reservedFor now %d pod(s)", ns, name, len(valid))
         if valid:
             return
-        if FINALIZER in (meta(claim).get("finalizers") or []) and (claim.get("status") or {}).get("allocation") is None:
+        # the finalizer goes with the allocation (or when the claim is being deleted), never
+        # between the scheduler's two PreBind writes (finalizer first, then the allocation)
+        if (deallocated or deleting(claim)) and FINALIZER in (meta(claim).get("finalizers") or []) \
+                and (claim.get("status") or {}).get("allocation") is None:
             def unprotect(cur: Obj) -> Obj | None:
                 fins = meta(cur).get("finalizers") or []
                 if FINALIZER not in fins or (cur.get("status") or {}).get("allocation") is not None:
