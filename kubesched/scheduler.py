@@ -72,6 +72,15 @@ def fit_error_message(num_all: int, statuses: Mapping[str, Status], absent: Stat
     return msg
 
 
+class _FilterError(Exception):
+    """A Filter plugin returned Error: the attempt ends with that error (upstream aborts the
+    whole filtering); ``statuses`` gives the verdicts found so far, for explanations."""
+
+    def __init__(self, message: str, statuses: Callable[[], dict[str, Status]]) -> None:
+        super().__init__(message)
+        self.statuses = statuses
+
+
 @dataclass
 class Attempt:
     """One scheduling attempt of one pod, as ``--explain`` shows it."""
@@ -264,6 +273,12 @@ class Scheduler:
             processed = int(np.nonzero(order == last)[0][0]) + 1
             feasible = feasible[:to_find]
 
+        err = next((st for st in out.statuses.values() if st.code == Code.Error), None)
+        if err is not None:  # upstream: a Filter error aborts the attempt (findNodesThatPassFilters)
+            raise _FilterError(f'running "{err.plugin}" filter plugin: {err.message}',
+                               lambda: {table.names[i]: fw.status_of(state, pod, table, out, i)
+                                        for i in out.failed_by})
+
         def statuses() -> dict[str, Status]:
             failed = out.failed_by
             if processed < n:
@@ -311,7 +326,13 @@ class Scheduler:
             if nominated_row is not None and not self.explain:
                 feasible = np.array([nominated_row], np.intp)
             else:
-                feasible, lazy_statuses, processed = self._filter(fw, state, pod, idx)
+                try:
+                    feasible, lazy_statuses, processed = self._filter(fw, state, pod, idx)
+                except _FilterError as exc:
+                    if self.explain:
+                        self._record_filter(att, exc.statuses(), absent, absent_names, table.names)
+                    att.result, att.message = "Error", str(exc)
+                    return None
                 if self.explain or feasible.size == 0:
                     statuses = lazy_statuses()
                 if nominated_row is None:

@@ -275,7 +275,7 @@ def _request(obj: Any, path: str) -> DeviceRequest:
         raise DecodeError("exactly one of `exactly` or `firstAvailable` is required", field=path)
     if has_exact:
         return DeviceRequest(name, _exact(m["exactly"], f"{path}.exactly", name), ())
-    out = []
+    out: list[ExactRequest] = []
     for i, s in enumerate(subs):
         sp = f"{path}.firstAvailable[{i}]"
         sub = _dns_label(_map(s, sp).get("name"), f"{sp}.name")

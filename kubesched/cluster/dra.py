@@ -53,9 +53,10 @@ class InProcessDra:
                 self.templates[(o.namespace, o.name)] = o
         self._changed()
 
-    def _changed(self) -> None:
+    def _changed(self, slices: bool = True) -> None:
         self._generation += 1
-        self._slice_list = None
+        if slices:  # the slice list keeps its identity while no slice changes (the plugin indexes it)
+            self._slice_list = None
         self._claim_list = None
 
     # -- the resourceclaim controller's part ---------------------------------------------------
@@ -75,9 +76,9 @@ class InProcessDra:
                 if (pod.namespace, name) not in self.claims:
                     self.claims[(pod.namespace, name)] = self._from_template(tmpl, pod, pc.name, name)
                 statuses.append({"name": pc.name, "resourceClaimName": name})
-            if statuses:
-                pod.raw.setdefault("status", {})["resourceClaimStatuses"] = statuses
-        self._changed()
+            if statuses:  # a new status dict: pods built from one template may share the old one
+                pod.raw["status"] = {**(pod.raw.get("status") or {}), "resourceClaimStatuses": statuses}
+        self._changed(slices=False)
 
     @staticmethod
     def _from_template(tmpl: ResourceClaimTemplate, pod: Pod, pod_claim: str, name: str) -> ResourceClaim:
@@ -135,7 +136,7 @@ class InProcessDra:
         except DecodeError as exc:
             raise DraWriteError(f"ResourceClaim {key[0]}/{key[1]} is invalid: {exc}") from None
         self.claims[key] = new
-        self._changed()
+        self._changed(slices=False)
         for fn in self.listeners:
             fn("ResourceClaim", old, new)
         return new

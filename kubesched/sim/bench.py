@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubesched.api.decode import Manifest
+from kubesched.api.dra import DeviceClass, ResourceClaimTemplate, ResourceSlice
 from kubesched.api.defaults import apply_node_defaults, apply_pod_defaults
 from kubesched.api.objects import Node, Pod
 from kubesched.cluster.inprocess import ClusterChange
@@ -198,6 +199,25 @@ def build_pods(op: CreatePods, count: int, namespace: str, first_seq: int = 0) -
     return out
 
 
+def dra_objects(nodes: list[Node], workload: Workload) -> list[Any]:
+    """The DRA side of a ``devices_per_node`` workload: class ``gpu``, one ResourceSlice of
+    that many devices per node, the template ``one-gpu`` in every pod namespace."""
+    objs: list[Any] = [DeviceClass.from_dict({"metadata": {"name": "gpu"}, "spec": {"selectors": [
+        {"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}})]
+    for n in nodes:
+        objs.append(ResourceSlice.from_dict({"metadata": {"name": f"{n.name}-gpu"}, "spec": {
+            "driver": "gpu.example.com", "nodeName": n.name,
+            "pool": {"name": n.name, "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": f"gpu-{i}", "attributes": {"index": {"int": i}}}
+                        for i in range(workload.devices_per_node)]}}))
+    for i, op in enumerate(workload.ops):
+        if isinstance(op, CreatePods):
+            objs.append(ResourceClaimTemplate.from_dict({"metadata": {
+                "name": "one-gpu", "namespace": op.namespace or f"namespace-{i}"}, "spec": {"spec": {
+                    "devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}}}))
+    return objs
+
+
 def _count(param: str, params: dict[str, int]) -> int:
     return params[param.removeprefix("$")]
 
@@ -219,7 +239,8 @@ class Bench:
         config = load_config({"apiVersion": API_VERSION, "kind": KIND,
                               "percentageOfNodesToScore": spec.percentage_of_nodes_to_score},
                              in_tree_registry())
-        self.sim = Simulation(Manifest(nodes=nodes), config, seed=spec.seed, explain=False)
+        dra = dra_objects(nodes, self.workload) if self.workload.devices_per_node else []
+        self.sim = Simulation(Manifest(nodes=nodes, dra=dra), config, seed=spec.seed, explain=False)
         self.algo = _AlgorithmTimer(self.sim.sched, timer)
         self._measured: set[str] = set()
         self._bound = 0  # binds so far, every pod
@@ -260,6 +281,8 @@ class Bench:
     def _create(self, pods: list[Pod]) -> None:
         """As the API server and the informers would: store the pods, queue them."""
         sim = self.sim
+        if self.workload.devices_per_node:
+            sim.dra.create_template_claims(pods)  # the resourceclaim controller's part
         sim.cluster.load((), pods)
         for p in pods:
             sim.outcomes[p.uid] = PodOutcome(p)

@@ -21,7 +21,10 @@ Where kubesched departs from upstream, on purpose: every node carries the
 zone values are given round-robin (upstream's ``labelNodePrepareStrategy`` picks them at
 random); ``taints`` is kubesched's own workload (every 5th node tainted, every 2nd pod
 tolerating); in ``inclusion-policy`` the tainted fifth of the nodes is every 5th node
-rather than the last ones created. A node uses ``templates[i % len(templates)]`` and so
+rather than the last ones created; ``dra`` gives every node a ResourceSlice of 8 devices of
+driver ``gpu.example.com`` (class ``gpu``) and each pod one claim from the template
+``one-gpu`` (one device), as upstream's structured-parameters cases do with their own
+counts. A node uses ``templates[i % len(templates)]`` and so
 does a pod, which is how "every k-th" is written.
 """
 
@@ -85,6 +88,12 @@ POD_TEMPLATES: dict[str, dict[str, Any]] = {
         topologySpreadConstraints=[{"maxSkew": 5, "topologyKey": ZONE_LABEL,
                                     "whenUnsatisfiable": "DoNotSchedule",
                                     "labelSelector": _selector("color", "blue")}]),
+    "pod-with-claim-template": {**_pod("pod-with-claim-"), "spec": {
+        **_pod("pod-with-claim-")["spec"],
+        "containers": [{**_CONTAINER, "resources": {
+            "limits": {"cpu": "100m", "memory": "500Mi"}, "requests": {"cpu": "100m", "memory": "500Mi"},
+            "claims": [{"name": "gpu"}]}}],
+        "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]}},
     "pod-with-node-inclusion-policy": _pod(
         "spreading-pod-with-node-inclusion-policy-", {"foo": "bar"},
         topologySpreadConstraints=[{"maxSkew": 1, "topologyKey": HOSTNAME_LABEL,
@@ -128,6 +137,7 @@ class Workload:
     name: str
     upstream: str  # the scheduler_perf test case it is shaped like
     ops: tuple[Op, ...]
+    devices_per_node: int = 0  # > 0: a DRA cluster (DeviceClass, one ResourceSlice per node)
 
 
 def _simple(name: str, upstream: str, init: tuple[str, ...], measure: tuple[str, ...],
@@ -160,6 +170,10 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in (
     _simple("inclusion-policy", "SchedulingWithNodeInclusionPolicy",
             ("pod-with-node-inclusion-policy",), ("pod-with-node-inclusion-policy",),
             _EVERY_5TH_TAINTED),
+    Workload(name="dra", upstream="SchedulingWithResourceClaimTemplateStructured", devices_per_node=8, ops=(
+        _NODES,
+        CreatePods(count="$initPods", templates=("pod-with-claim-template",)),
+        CreatePods(count="$measurePods", templates=("pod-with-claim-template",), collect_metrics=True))),
 )}
 
 
@@ -182,6 +196,7 @@ SUITE: tuple[Case, ...] = (
     Case(workload="taints", nodes=5000, init_pods=1000, pods=5000),
     Case(workload="inclusion-policy", nodes=5000, init_pods=0, pods=4000),
     Case(workload="basic", nodes=15000, init_pods=150000, pods=10000),
+    Case(workload="dra", nodes=1000, init_pods=0, pods=1000),
 )
 
 

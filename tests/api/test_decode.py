@@ -5,7 +5,7 @@ Expected messages follow upstream where upstream has one: the Priority admission
 PriorityClass validation (pkg/apis/scheduling/validation/validation.go), quantity parsing
 (apimachinery resource.ParseQuantity's ``quantities must match the regular expression``),
 selector validation (``Unsupported value: ...``) and kubectl's ``no matches for kind``.
-Volume scheduling and DRA are rejected because kubesched does not implement them yet.
+Volume scheduling is rejected because kubesched does not implement it yet; DRA objects are validated.
 """
 
 from __future__ import annotations
@@ -225,9 +225,24 @@ def test_malformed_json_reports_line(tmp_path: Path) -> None:
     pytest.param(_pod("web", volumes=[{"name": "scratch", "ephemeral": {}}]),
                  "m.yaml: Pod default/web: spec.volumes[0].ephemeral.volumeClaimTemplate: Required value",
                  id="ephemeral-volume-without-template"),
-    pytest.param(_pod("web", resourceClaims=[{"name": "gpu", "resourceClaimName": "g"}]),
-                 "m.yaml: Pod default/web: spec.resourceClaims: dynamic resource allocation is not supported "
-                 "by kubesched yet", id="resource-claims"),
+    pytest.param(_pod("web", resourceClaims=[{"name": "gpu", "resourceClaimName": "g",
+                                               "resourceClaimTemplateName": "t"}]),
+                 "m.yaml: Pod default/web: spec.resourceClaims[0]: must specify one of: `resourceClaimName`, "
+                 "`resourceClaimTemplateName`", id="resource-claim-both-names"),
+    pytest.param({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c"},
+                  "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu",
+                                                                                 "count": 0}}]}}},
+                 "m.yaml: ResourceClaim default/c: spec.devices.requests[0].exactly.count: Invalid value: 0: must "
+                 "be greater than zero", id="claim-count-zero"),
+    pytest.param({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": "t"},
+                  "spec": {"spec": {"devices": {"requests": [
+                      {"name": "gpu", "exactly": {"deviceClassName": "gpu", "allocationMode": "Some"}}]}}}},
+                 "m.yaml: ResourceClaimTemplate default/t: spec.spec.devices.requests[0].exactly.allocationMode: "
+                 'Unsupported value: "Some": supported values: "All", "ExactCount"', id="template-bad-mode"),
+    pytest.param({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+                  "spec": {"driver": "gpu.example.com", "pool": {"name": "p", "resourceSliceCount": 1}}},
+                 "m.yaml: ResourceSlice s: spec: exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
+                 "`perDeviceNodeSelection` is required", id="slice-no-node"),
     pytest.param(_pod("web", runtimeClassName="gvisor"),
                  "m.yaml: Pod default/web: spec.runtimeClassName: RuntimeClass admission (overhead, scheduling "
                  "constraints) is not supported by kubesched yet", id="runtime-class"),

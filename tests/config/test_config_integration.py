@@ -5,8 +5,9 @@ Expected lists: upstream's default profile after multiPoint expansion
 brought to v1.34: the removed EBSLimits/GCEPDLimits/AzureDiskLimits gone, DefaultPreemption
 also a PreEnqueue plugin (its v1.34 method set, /work/upstream/.../defaultpreemption/
 default_preemption.go), and DynamicResources where upstream v1.34.1 runs it (the
-``plugins`` lists of ../shared/fidelity-storage/expected/*.json, recorded from upstream's
-framework). Skipped while an in-tree plugin module is missing.
+``plugins`` lists of ../shared/fidelity-storage/expected/*.json and ../shared/fidelity-dra/
+expected, recorded from upstream's framework). Skipped while an in-tree plugin module is
+missing.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def _missing() -> list[str]:
 pytestmark = pytest.mark.skipif(bool(_missing()), reason=f"in-tree plugins missing: {_missing()}")
 
 EXPANDED_V1_34 = {
-    "preEnqueue": ["SchedulingGates", "DefaultPreemption"],
+    "preEnqueue": ["SchedulingGates", "DynamicResources", "DefaultPreemption"],
     "queueSort": ["PrioritySort"],
     "preFilter": ["NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",
                   "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources"],

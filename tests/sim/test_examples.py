@@ -36,8 +36,8 @@ Rules used (upstream source, pkg/scheduler/framework/...):
   ``preemption: `` + another FitError over the preemption statuses (nodes whose filter
   status was UnschedulableAndUnresolvable get "Preemption is not helpful for scheduling";
   nodes without lower-priority pods get "No preemption victims found for incoming pod").
-  Upstream's default profile also runs DynamicResources, whose PostFilter adds a phrase
-  kubesched leaves out (it has no DRA; tests/fidelity drops it the same way).
+  Upstream's default profile also runs DynamicResources, whose PostFilter comes first and
+  says ``no new claims to deallocate`` for a pod without claims (joined with ", ").
 - Ties go to the lowest node name (``--tie-break name``).
 """
 
@@ -130,7 +130,7 @@ TRAIN_BIG_MESSAGE = (
     "0/6 nodes are available: 1 node(s) were unschedulable, 3 Insufficient cpu, "
     "3 Insufficient memory, 5 Insufficient nvidia.com/gpu. "
     # every status is UnschedulableAndUnresolvable (4 GPUs > any node's allocatable)
-    "preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.")
+    "no new claims to deallocate, preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.")
 
 
 def test_mixed_cluster_outcomes() -> None:
@@ -231,7 +231,7 @@ def test_mixed_cluster_report_scores() -> None:
 #   frontend-6: a2 b2 c2 (min 2): spread passes, every node has a frontend: 6 anti-affinity
 #               failures (Unschedulable); preemption: no pod has a priority below 0.
 FRONTEND_6_MESSAGE = ("0/6 nodes are available: 6 node(s) didn't match pod anti-affinity rules. "
-                      "preemption: 0/6 nodes are available: 6 No preemption victims found for incoming pod.")
+                      "no new claims to deallocate, preemption: 0/6 nodes are available: 6 No preemption victims found for incoming pod.")
 
 
 def test_web_tier_outcomes() -> None:
@@ -301,7 +301,7 @@ def test_web_tier_api_scores() -> None:
 # late-low (10; 2 CPU, 1Gi): full-0, full-1 4+2 > 4; full-2 (urgent) 3+2 > 4: 3 Insufficient
 #   cpu (memory fits everywhere). No pod has a priority below 10: no victims anywhere.
 LATE_LOW_MESSAGE = ("0/3 nodes are available: 3 Insufficient cpu. "
-                    "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.")
+                    "no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.")
 
 
 def test_full_cluster_preemption() -> None:

@@ -59,8 +59,8 @@ pytestmark = pytest.mark.xfail(_snapshot_misses_changes(), strict=False,
                                reason="Cache.update_snapshot skips changed nodes (see _snapshot_misses_changes)")
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-NO_VICTIMS = "preemption: 0/{n} nodes are available: {n} No preemption victims found for incoming pod."
-NOT_HELPFUL = "preemption: 0/{n} nodes are available: {n} Preemption is not helpful for scheduling."
+NO_VICTIMS = "no new claims to deallocate, preemption: 0/{n} nodes are available: {n} No preemption victims found for incoming pod."
+NOT_HELPFUL = "no new claims to deallocate, preemption: 0/{n} nodes are available: {n} Preemption is not helpful for scheduling."
 
 
 def rejected(group: str, pod: str) -> str:

@@ -92,10 +92,36 @@ class Candidate:
     pool: Pool
     slice: ResourceSlice
     device: Device
+    id: DeviceID = ("", "", "")
 
-    @property
-    def id(self) -> DeviceID:
-        return (self.slice.driver, self.pool.name, self.device.name)
+    def __post_init__(self) -> None:
+        self.id = (self.slice.driver, self.pool.name, self.device.name)
+
+
+class SliceIndex:
+    """The pools and candidate devices of each node, computed once per node for one list of
+    ResourceSlices (the plugin keeps an index while the slices do not change)."""
+
+    def __init__(self, slices: Sequence[ResourceSlice]) -> None:
+        self.slices = slices
+        self._local: dict[str, list[ResourceSlice]] = {}
+        self._shared: list[ResourceSlice] = []
+        for s in slices:
+            if s.node_name:
+                self._local.setdefault(s.node_name, []).append(s)
+            else:
+                self._shared.append(s)
+        self._nodes: dict[Any, tuple[list[Pool], list[Candidate]]] = {}
+
+    def node(self, node: Node) -> tuple[list[Pool], list[Candidate]]:
+        key: Any = (node.name, frozenset(node.labels.items())) if self._shared else node.name
+        got = self._nodes.get(key)
+        if got is None:
+            local = self._local.get(node.name, [])
+            pools = gather_pools([*local, *self._shared] if self._shared else local, node)
+            cands = [Candidate(p, s, d) for p in pools for s in p.slices for d in s.devices]
+            got = self._nodes[key] = (pools, cands)
+        return got
 
 
 def selectors_match(who: str, exprs: Sequence[str], c: Candidate) -> bool:
@@ -143,33 +169,45 @@ class _Constraint:
             self.values.pop()
 
 
+_SELECTABLE: dict[tuple[DeviceClass, tuple[str, ...], Device], bool] = {}
+_MAX_SELECTABLE = 1_000_000
+
+
 class Allocator:
     """One pod's claims to allocate; ``allocate(node)`` runs the search for one node."""
 
     def __init__(self, claims: Sequence[ResourceClaim], in_use: set[DeviceID],
-                 classes: Callable[[str], DeviceClass | None], slices: Sequence[ResourceSlice]) -> None:
+                 classes: Callable[[str], DeviceClass | None],
+                 slices: Sequence[ResourceSlice] | SliceIndex) -> None:
         self.claims = list(claims)
         self.in_use = in_use
         self.classes = classes
-        self.slices = slices
+        self.index = slices if isinstance(slices, SliceIndex) else SliceIndex(slices)
 
     # -- selection -----------------------------------------------------------------------
     def selectable(self, claim: ResourceClaim, req: ExactRequest, c: Candidate) -> bool:
+        """The class's selectors, then the request's, all true (upstream ``isSelectable``);
+        the result depends only on them and the device, so it is shared by every pod."""
         cls = self.classes(req.device_class_name)
         if cls is None:  # checked in PreFilter; a class deleted since then
             raise AllocationError(f"request {req.name}: could not retrieve device class "
                                   f"{req.device_class_name}")
-        if not selectors_match(f"class {cls.name}", cls.selectors, c):
-            return False
-        return selectors_match(f"claim {claim.key}", req.selectors, c)
+        key = (cls, req.selectors, c.device)
+        hit = _SELECTABLE.get(key)
+        if hit is None:
+            hit = selectors_match(f"class {cls.name}", cls.selectors, c) and \
+                selectors_match(f"claim {claim.key}", req.selectors, c)
+            if len(_SELECTABLE) > _MAX_SELECTABLE:
+                _SELECTABLE.clear()
+            _SELECTABLE[key] = hit
+        return hit
 
     def allocate(self, node: Node) -> list[list[tuple[str, Candidate]]] | None:
         """Per claim, the (request name, device) picked; None when no allocation exists."""
-        pools = gather_pools(self.slices, node)
-        for p in pools:
-            if p.invalid:
-                raise AllocationError(f"pool {p.name} is invalid: {p.invalid}")
-        cands = [Candidate(p, s, d) for p in pools for s in p.slices for d in s.devices]
+        pools, cands = self.index.node(node)
+        bad = [f"{p.driver}/{p.name}: {p.invalid}" for p in pools if p.invalid]
+        if bad:
+            raise AllocationError(f"invalid resource pools were encountered: {', '.join(bad)}")
         search = _Search(self, node, pools, cands)
         return search.run()
 
@@ -277,8 +315,7 @@ def allocation_result(picks: list[tuple[str, Candidate]], node: Node) -> dict[st
 def explain_failure(alloc: Allocator, node: Node) -> str:
     """Why no allocation exists on ``node``: the first request that cannot be met alone, or
     the constraints (beyond upstream's "cannot allocate all claims")."""
-    pools = gather_pools(alloc.slices, node)
-    cands = [Candidate(p, s, d) for p in pools for s in p.slices for d in s.devices]
+    _, cands = alloc.index.node(node)
     for claim in alloc.claims:
         for r in claim.spec.requests:
             subs = (r.exactly,) if r.exactly is not None else r.first_available

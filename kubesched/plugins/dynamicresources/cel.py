@@ -26,6 +26,7 @@ from typing import Any
 
 import celpy
 from celpy import celtypes
+from celpy.evaluation import CELEvalError
 
 from kubesched.api.dra import Device
 from kubesched.api.quantity import parse_quantity
@@ -135,7 +136,7 @@ FUNCTIONS: dict[str, Any] = {
 }
 
 
-class _DomainMap(celtypes.MapType):  # type: ignore[misc]
+class _DomainMap(celtypes.MapType):
     """``device.attributes`` / ``device.capacity``: a missing domain is an empty map."""
 
     def __getitem__(self, key: Any) -> Any:
@@ -194,11 +195,11 @@ class CompiledSelector:
             out = self._program.evaluate(_activation(driver, device))
         except CelError:
             raise
-        except celpy.CELEvalError as exc:
+        except CELEvalError as exc:
             raise CelError(_eval_message(exc)) from exc
         except Exception as exc:  # noqa: BLE001 - an error raised inside a library function
             raise CelError(str(exc)) from exc
-        if isinstance(out, celpy.CELEvalError):
+        if isinstance(out, CELEvalError):
             raise CelError(_eval_message(out))
         if not isinstance(out, celtypes.BoolType):
             raise CelError(f"must evaluate to bool, got {type(out).__name__}")
@@ -222,7 +223,7 @@ def _activation(driver: str, device: Device) -> dict[str, Any]:
 
 
 def _eval_message(exc: Any) -> str:
-    args = getattr(exc, "args", ())
+    args: tuple[Any, ...] = tuple(getattr(exc, "args", ()))
     if len(args) >= 3 and args[0] == "no such key" and args[2]:
         return f"no such key: {args[2][0]}"
     if args and isinstance(args[0], str) and args[0].startswith("no such member in mapping: "):

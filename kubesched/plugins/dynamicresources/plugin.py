@@ -24,18 +24,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from kubesched.api.dra import FINALIZER, ResourceClaim, pod_claim_statuses, pod_claims
-from kubesched.api.objects import Pod
+from kubesched.api.objects import Node, Pod
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.dra import DraLister, DraWriteError
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource
 from kubesched.framework.interface import PostFilterResult, PreFilterResult
+from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.status import SKIP, SUCCESS, Code, Status, error, unresolvable
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
 from kubesched.plugins.dynamicresources.allocator import (
-    AllocationError, Allocator, DeviceID, allocation_result, explain_failure,
+    AllocationError, Allocator, Candidate, DeviceID, SliceIndex, allocation_result, explain_failure,
 )
+
+Picks = list[list[tuple[str, Candidate]]]  # per claim to allocate: (request, device) chosen
 
 
 class ClaimLookupError(Exception):
@@ -46,7 +51,7 @@ class ClaimLookupError(Exception):
 class _State:
     claims: list[ResourceClaim] = field(default_factory=list)
     allocator: Allocator | None = None
-    node_allocations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    node_allocations: dict[str, tuple[Node, Picks]] = field(default_factory=dict)
     unavailable: set[int] = field(default_factory=set)
     allocations: dict[int, dict[str, Any]] = field(default_factory=dict)  # claim index -> Reserve's
 
@@ -73,7 +78,7 @@ def resolve_claims(pod: Pod, lister: DraLister) -> list[ResourceClaim]:
         if claim is None:
             raise ClaimLookupError(f'could not find ResourceClaim "{pod.namespace}/{name}"')
         if claim.deleting:
-            raise ClaimLookupError(f'resourceclaim "{pod.namespace}/{name}" is being deleted')
+            raise ClaimLookupError(f'resourceclaim "{name}" is being deleted')
         if pc.template_name and claim.owner_uid != pod.uid:
             raise ClaimLookupError(f"ResourceClaim {pod.namespace}/{name} was not created for pod "
                                    f"{pod.namespace}/{pod.name} (pod is not owner)")
@@ -97,6 +102,7 @@ class DynamicResources:
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         self.handle = handle
         self._in_use: tuple[int, int, set[DeviceID]] | None = None
+        self._index: SliceIndex | None = None
 
     @property
     def lister(self) -> DraLister:
@@ -132,14 +138,18 @@ class DynamicResources:
                     return None, unresolvable("resourceclaim in use")
                 continue
             to_allocate.append(claim)
+            if claim.uid in self.lister.in_flight:  # another pod's allocation of it is in flight
+                return None, unresolvable(f"resource claim {claim.key} is in the process of being allocated")
             for r in claim.spec.requests:
                 for req in ((r.exactly,) if r.exactly is not None else r.first_available):
                     if req is not None and self.lister.device_class(req.device_class_name) is None:
                         return None, unresolvable(f"request {req.name}: device class "
                                                   f"{req.device_class_name} does not exist")
         if to_allocate:
-            s.allocator = Allocator(to_allocate, self._allocated(), self.lister.device_class,
-                                    self.lister.resource_slices())
+            slices = self.lister.resource_slices()
+            if self._index is None or self._index.slices is not slices:
+                self._index = SliceIndex(slices)
+            s.allocator = Allocator(to_allocate, self._allocated(), self.lister.device_class, self._index)
         s.claims = claims
         return None, SUCCESS
 
@@ -155,9 +165,11 @@ class DynamicResources:
         if s is None or not s.claims:
             return SUCCESS
         node = node_info.node
+        if node is None:
+            return error("node not found")
         unavailable = [i for i, c in enumerate(s.claims)
                        if c.node_selector is not None and not c.node_selector.matches(node.labels, node.name)]
-        allocations: list[dict[str, Any]] = []
+        picks: Picks | None = None
         if s.allocator is not None:
             try:
                 picks = s.allocator.allocate(node)
@@ -170,13 +182,26 @@ class DynamicResources:
                 except AllocationError as exc:
                     detail = str(exc)
                 return Status(st.code, st.reasons, detail=detail)
-            allocations = [allocation_result(p, node) for p in picks]
         if unavailable:
             s.unavailable.update(unavailable)
             return unresolvable("resourceclaim not available on the node")
-        if s.allocator is not None:
-            s.node_allocations[node.name] = allocations
+        if picks is not None:
+            s.node_allocations[node.name] = (node, picks)
         return SUCCESS
+
+    def filter_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> Any:
+        """The batch form: the per-node Filter for each row (the allocator is per node); an
+        Error on any node is returned as the Status of the whole batch (upstream aborts)."""
+        s = state.get(STATE)
+        if s is None or not s.claims:
+            return np.ones(idx.size, dtype=bool)
+        out = np.zeros(idx.size, dtype=bool)
+        for j, i in enumerate(idx.tolist()):
+            st = self.filter(state, pod, table.infos[i])
+            if st.code == Code.Error:
+                return Status(Code.Error, st.reasons, self.name)
+            out[j] = st.success
+        return out
 
     # -- PostFilter ------------------------------------------------------------------------------
     def post_filter(self, state: CycleState, pod: Pod,
@@ -208,9 +233,10 @@ class DynamicResources:
         s = state.get(STATE)
         if s is None or not s.claims or s.allocator is None:
             return SUCCESS
-        allocations = s.node_allocations.get(node_name)
-        if allocations is None:
+        found = s.node_allocations.get(node_name)
+        if found is None:
             return error("claim allocation not found for node")
+        allocations = [allocation_result(p, found[0]) for p in found[1]]
         todo = [i for i, c in enumerate(s.claims) if c.allocation is None]
         if len(todo) != len(allocations):
             return error(f"internal error, have {len(allocations)} allocations, {len(todo)} claims to allocate")
@@ -271,7 +297,8 @@ class DynamicResources:
             status["allocation"] = allocation
         status["reservedFor"] = [*(status.get("reservedFor") or []),
                                  {"resource": "pods", "name": pod.name, "uid": pod.uid}]
-        return self.handle.dra_writer.update_claim(raw)
+        written: ResourceClaim = self.handle.dra_writer.update_claim(raw)
+        return written
 
     # -- QueueingHints -------------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
