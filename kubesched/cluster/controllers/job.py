@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 import logging
 import random
+from collections.abc import Callable
 from typing import Any
 
 from kubesched.cluster.apiserver.errors import ApiError
@@ -60,14 +61,14 @@ class JobController(Controller[Key]):
     name = "job-controller"
 
     def __init__(self, registry: Registry, jobs: Informer, pods: Informer, rng: random.Random,
-                 recorder: EventRecorder, *, clock: Any = None, workers: int = 1) -> None:
+                 recorder: EventRecorder, *, clock: Callable[[], float] | None = None, workers: int = 1) -> None:
         super().__init__(workers)
         self.registry = registry
         self.jobs = jobs
         self.pods = pods
         self.rng = rng
         self.recorder = recorder
-        self.clock = clock if clock is not None else registry.clock
+        self.clock: Callable[[], float] = clock if clock is not None else registry.clock
         jobs.add_handler(self._on_job)
         pods.add_handler(self._on_pod)
 
@@ -115,7 +116,7 @@ class JobController(Controller[Key]):
         ns, name = key
         template = (job.get("spec") or {}).get("template") or {}
         tmeta = template.get("metadata") or {}
-        out = []
+        out: list[Obj] = []
         for _ in range(count):
             pmeta: dict[str, Any] = {"generateName": f"{name}-", "namespace": ns,
                                      "labels": dict(tmeta.get("labels") or {}),
