@@ -9,6 +9,7 @@ from typing import Any
 
 from kubesched.api.objects import Namespace, Pod, PodDisruptionBudget, PriorityClass
 from kubesched.cache.snapshot import Snapshot
+from kubesched.framework.dra import NoDra
 
 
 @dataclass
@@ -45,6 +46,12 @@ class FakeHandle:
     tie_break_by_name: bool = True
     nominated: dict[str, list[Pod]] = field(default_factory=dict)
     clock: float = 0.0
+    dra: Any = field(default_factory=NoDra)  # a DraLister (kubesched.framework.dra)
+    dra_writer: Any = None  # a DraWriter; None: the same object as ``dra``
+
+    def __post_init__(self) -> None:
+        if self.dra_writer is None:
+            self.dra_writer = self.dra
 
     def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
         return self.nominated.get(node_name, [])

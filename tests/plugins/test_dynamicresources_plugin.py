@@ -19,6 +19,7 @@ from kubesched.api.defaults import default_manifest
 from kubesched.api.dra import FINALIZER, parse_dra_object
 from kubesched.api.objects import Node, Pod
 from kubesched.config import load_config
+from kubesched.framework.cycle_state import CycleState
 from kubesched.plugins.registry import in_tree_registry
 from kubesched.sim.driver import Simulation
 
@@ -151,3 +152,41 @@ def test_selector_runtime_error_is_upstreams_error_status() -> None:
     assert att.result == "Error"
     assert att.message == ('running "DynamicResources" filter plugin: claim default/p-gpu: selector #0: '
                            "CEL runtime error: no such key: memory")
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_batch_shortcut_agrees_with_the_per_node_search(count: int) -> None:
+    """The batch form's shortcut for one claim with one ExactCount request (count free,
+    selectable devices per node) agrees with the per-node structured search, with some
+    devices already allocated: n1 has 3 GPUs of which 1 in use, n2 2 GPUs both free, n3 1
+    GPU in use, n4 none. Hand count: count 1 -> n1, n2; 2 -> n1, n2; 3 -> none."""
+    held = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": "held", "namespace": "default"},
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu", "count": 2}}]}},
+            "status": {"allocation": {"devices": {"results": [
+                {"request": "gpu", "driver": "gpu.example.com", "pool": "n1", "device": "gpu-0"},
+                {"request": "gpu", "driver": "gpu.example.com", "pool": "n3", "device": "gpu-0"}]}}}}
+    tmpl = template("t")
+    tmpl["spec"]["spec"]["devices"]["requests"][0]["exactly"]["count"] = count
+    objs = [node("n1"), node("n2"), node("n3"), node("n4"), GPU_CLASS, gpus("n1", "a", "a", "a"),
+            gpus("n2", "a", "a"), gpus("n3", "a"), held, tmpl, pod("p", template_name="t")]
+    raws = default_manifest(objs)
+    m = Manifest(nodes=[Node.from_dict(r) for r in raws if r["kind"] == "Node"],
+                 pods=[Pod.from_dict(r, require_limits=False) for r in raws if r["kind"] == "Pod"],
+                 dra=[parse_dra_object(r) for r in raws if r["kind"] not in ("Node", "Pod")])
+    cfg = load_config(None, in_tree_registry())
+    sim = Simulation(m, cfg, tie_break="name")
+    sched = sim.sched
+    sched.cache.update_snapshot(sched.snapshot)
+    fw = sched.profiles["default-scheduler"]
+    pl = fw.by_name["DynamicResources"]
+    p = sim.cluster.pods[m.pods[0].uid]
+    state = CycleState()
+    _, st = pl.pre_filter(state, p, [])
+    assert st.success
+    table = sched.snapshot.table
+    mask = pl.filter_nodes(state, p, table, table.all)
+    batch = {table.names[i] for i, ok in zip(table.all.tolist(), mask.tolist()) if ok}
+    per_node = {table.names[i] for i in table.all.tolist() if pl.filter(state, p, table.infos[i]).success}
+    want = {1: {"n1", "n2"}, 2: {"n1", "n2"}, 3: set()}[count]
+    assert batch == per_node == want

@@ -85,6 +85,7 @@ CASES: list[tuple[str, int, int, Check]] = [
     ("preferred-affinity", 20, 30, _check_preferred_anti_affinity),
     ("taints", 20, 60, _check_taints),
     ("inclusion-policy", 20, 60, _check_inclusion_policy),
+    ("dra", 20, 40, _check_none),  # the devices: test_dra_workload_gives_each_pod_its_own_device
 ]
 
 
@@ -112,6 +113,22 @@ def test_workload_schedules_every_pod_within_capacity(workload: str, init: int, 
     check(pods, nodes)
     # one algorithm-latency sample per scheduling cycle, init pods' and measured pods'
     assert len(bench.algo.samples) == init + measured
+
+
+def test_dra_workload_gives_each_pod_its_own_device() -> None:
+    """Every pod's claim (from the template) is allocated one device on the pod's node, no
+    device twice; 60 pods on 10 nodes of 8 devices fit (at most 8 per node)."""
+    bench = Bench(BenchSpec(workload="dra", nodes=10, init_pods=0, pods=60))
+    assert bench.run().scheduled == 60
+    claims = bench.sim.dra.claims
+    devices = []
+    for p in bench.sim.cluster.pods.values():
+        claim = claims[(p.namespace, f"{p.name}-gpu")]
+        assert [r.name for r in claim.reserved_for] == [p.name]
+        results = claim.allocation["devices"]["results"] if claim.allocation else []
+        assert len(results) == 1 and results[0]["pool"] == p.node_name
+        devices.append((results[0]["pool"], results[0]["device"]))
+    assert len(set(devices)) == 60
 
 
 def test_result_json_keys() -> None:
@@ -173,7 +190,7 @@ def test_cli_bench_suite_scaled(capsys: pytest.CaptureFixture[str]) -> None:
     assert rc == 0
     rows = json.loads(capsys.readouterr().out)
     assert [r["workload"] for r in rows] == ["basic", "spread", "affinity", "preferred-affinity",
-                                              "taints", "inclusion-policy", "basic"]
+                                              "taints", "inclusion-policy", "basic", "dra"]
     for row in rows:
         assert list(row["result"]) == EXPECTED_KEYS
         assert row["result"]["scheduled"] == row["pods"]

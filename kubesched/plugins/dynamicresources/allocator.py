@@ -112,6 +112,13 @@ class SliceIndex:
             else:
                 self._shared.append(s)
         self._nodes: dict[Any, tuple[list[Pool], list[Candidate]]] = {}
+        # (class, selectors) -> node name -> selectable device ids (Allocator.selectable_ids)
+        self.selectable: dict[Any, dict[str, list[DeviceID]]] = {}
+
+    @property
+    def node_local_only(self) -> bool:
+        """Every slice names its node: a node's devices depend on its name alone."""
+        return not self._shared
 
     def node(self, node: Node) -> tuple[list[Pool], list[Candidate]]:
         key: Any = (node.name, frozenset(node.labels.items())) if self._shared else node.name
@@ -183,6 +190,14 @@ class Allocator:
         self.in_use = in_use
         self.classes = classes
         self.index = slices if isinstance(slices, SliceIndex) else SliceIndex(slices)
+        # the common shape, one claim with one ExactCount request and no constraints: the
+        # search reduces to "the first `count` free, selectable devices in order"
+        self._simple: ExactRequest | None = None
+        if len(self.claims) == 1 and not self.claims[0].spec.constraints and \
+                len(self.claims[0].spec.requests) == 1:
+            only = self.claims[0].spec.requests[0].exactly
+            if only is not None and only.allocation_mode != ALL and not only.admin_access:
+                self._simple = only
 
     # -- selection -----------------------------------------------------------------------
     def selectable(self, claim: ResourceClaim, req: ExactRequest, c: Candidate) -> bool:
@@ -208,8 +223,43 @@ class Allocator:
         bad = [f"{p.driver}/{p.name}: {p.invalid}" for p in pools if p.invalid]
         if bad:
             raise AllocationError(f"invalid resource pools were encountered: {', '.join(bad)}")
+        if self._simple is not None:
+            return self._first_free(self._simple, cands)
         search = _Search(self, node, pools, cands)
         return search.run()
+
+    def simple_request(self) -> ExactRequest | None:
+        """The single ExactCount request when the claims have the simple shape, else None."""
+        return self._simple
+
+    def selectable_ids(self) -> tuple[dict[str, list[DeviceID]], Callable[[Node], list[DeviceID]]]:
+        """Simple shape only: node name -> the node's devices selectable for the request, in
+        order (a memo shared by every pod with the same class and selectors), and the
+        function that fills it for a node (every device evaluated; raises AllocationError
+        as the search would on a failing selector)."""
+        req = self._simple
+        assert req is not None
+        cls = self.classes(req.device_class_name)
+        memo = self.index.selectable.setdefault((cls, req.selectors), {})
+        claim = self.claims[0]
+
+        def fill(node: Node) -> list[DeviceID]:
+            _, cands = self.index.node(node)
+            ids = memo[node.name] = [c.id for c in cands if self.selectable(claim, req, c)]
+            return ids
+
+        return memo, fill
+
+    def _first_free(self, req: ExactRequest, cands: list[Candidate]) -> list[list[tuple[str, Candidate]]] | None:
+        """What the search finds for the simple shape, in the same order of checks."""
+        claim, in_use, picks = self.claims[0], self.in_use, []
+        for c in cands:
+            if c.id in in_use or not self.selectable(claim, req, c):
+                continue
+            picks.append((req.name, c))
+            if len(picks) == req.count:
+                return [picks]
+        return None
 
 
 class _Search:

@@ -195,12 +195,47 @@ class DynamicResources:
         s = state.get(STATE)
         if s is None or not s.claims:
             return np.ones(idx.size, dtype=bool)
+        fast = self._filter_simple(s, table, idx)
+        if fast is not None:
+            return fast
         out = np.zeros(idx.size, dtype=bool)
         for j, i in enumerate(idx.tolist()):
             st = self.filter(state, pod, table.infos[i])
             if st.code == Code.Error:
                 return Status(Code.Error, st.reasons, self.name)
             out[j] = st.success
+        return out
+
+    @staticmethod
+    def _filter_simple(s: _State, table: NodeTable, idx: np.ndarray) -> np.ndarray | None:
+        """One claim, one ExactCount request, nothing allocated yet: a node passes when it has
+        ``count`` selectable devices not in use (what the search finds, without running it).
+        None: not that shape, or a selector failed (the per-node form then gives the error)."""
+        a = s.allocator
+        req = a.simple_request() if a is not None and len(s.claims) == 1 else None
+        if a is None or req is None or not a.index.node_local_only:
+            return None
+        in_use, need = a.in_use, req.count
+        out = np.zeros(idx.size, dtype=bool)
+        names, infos = table.names, table.infos
+        try:
+            memo, fill = a.selectable_ids()
+            for j, i in enumerate(idx.tolist()):
+                ids = memo.get(names[i])
+                if ids is None:
+                    node = infos[i].node
+                    if node is None:
+                        return None
+                    ids = fill(node)
+                free = 0
+                for d in ids:
+                    if d not in in_use:
+                        free += 1
+                        if free == need:
+                            out[j] = True
+                            break
+        except AllocationError:
+            return None
         return out
 
     # -- PostFilter ------------------------------------------------------------------------------
@@ -234,6 +269,16 @@ class DynamicResources:
         if s is None or not s.claims or s.allocator is None:
             return SUCCESS
         found = s.node_allocations.get(node_name)
+        ni = self.handle.snapshot.get(node_name) if found is None else None
+        if found is None and ni is not None and ni.node is not None:
+            # the batch form's shortcut (_filter_simple) keeps no allocation: find it now,
+            # from the same state the filter saw
+            try:
+                picks = s.allocator.allocate(ni.node)
+            except AllocationError as exc:
+                return error(str(exc))
+            if picks is not None:
+                found = (ni.node, picks)
         if found is None:
             return error("claim allocation not found for node")
         allocations = [allocation_result(p, found[0]) for p in found[1]]
