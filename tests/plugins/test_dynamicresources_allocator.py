@@ -15,6 +15,7 @@ import pytest
 from kubesched.api.dra import DeviceClass, ResourceClaim, ResourceSlice
 from kubesched.api.objects import Node
 from kubesched.plugins.dynamicresources.allocator import AllocationError, Allocator, allocation_result
+from kubesched.plugins.dynamicresources.explain import explain_failure
 
 DRIVER_A, DRIVER_B = "driver-a", "driver-b"
 
@@ -173,3 +174,30 @@ def test_first_available_takes_the_first_subrequest_that_fits() -> None:
     picks = alloc.allocate(node())
     assert picks is not None
     assert allocation_result(picks[0], node()) == local(("req-0/small", DRIVER_A, "pool-1", "device-1"))
+
+
+def test_explain_names_the_request_and_the_reason() -> None:
+    """``explain_failure`` (kubesched's addition to "cannot allocate all claims"): the first
+    request that cannot be met alone, or the constraint, worded as computed here by hand."""
+    devices = [{"name": "device-1", "attributes": {"model": {"string": "x"}}},
+               {"name": "device-2", "attributes": {"model": {"string": "y"}}}]
+    slices = [slice_("slice-1", "pool-1", DRIVER_A, *devices)]
+    n = node()
+    model_h = 'device.attributes["driver-a"].model == "h"'
+    cases = [
+        (claim("claim-0", req("req-0", "class-b")), AB,
+         "claim default/claim-0: request req-0: no device of class class-b on the node"),
+        (claim("claim-0", req("req-0", "class-a", 1, model_h)), A,
+         "claim default/claim-0: request req-0: selector false for all 2 device(s) of class class-a"),
+        (claim("claim-0", req("req-0", "class-a"), req("req-1", "class-a"),
+               constraints=[{"matchAttribute": "driver-a/model"}]), A,
+         "claim default/claim-0: constraint matchAttribute driver-a/model unmet by the free devices"),
+    ]
+    for c, classes, want in cases:
+        alloc = Allocator([c], set(), {k.name: k for k in classes}.get, slices)
+        assert alloc.allocate(n) is None
+        assert explain_failure(alloc, n) == want
+    used = Allocator([claim("claim-0", req("req-0", "class-a", 2))], {(DRIVER_A, "pool-1", "device-1")},
+                     {"class-a": A[0]}.get, slices)
+    assert used.allocate(n) is None
+    assert explain_failure(used, n) == "claim default/claim-0: request req-0: devices in use (1 of 2 matching, 2 needed)"

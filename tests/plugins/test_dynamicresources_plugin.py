@@ -190,3 +190,32 @@ def test_batch_shortcut_agrees_with_the_per_node_search(count: int) -> None:
     per_node = {table.names[i] for i in table.all.tolist() if pl.filter(state, p, table.infos[i]).success}
     want = {1: {"n1", "n2"}, 2: {"n1", "n2"}, 3: set()}[count]
     assert batch == per_node == want
+
+
+def test_reserve_puts_the_allocation_in_flight_and_unreserve_takes_it_back() -> None:
+    """Upstream Reserve (SignalClaimPendingAllocation) / Unreserve (RemoveClaimPendingAllocation):
+    between them the device counts as allocated for every other pod, and the claim itself
+    is "in the process of being allocated"."""
+    objs = [node("n1"), GPU_CLASS, gpus("n1", "a"), template("t"), pod("p", template_name="t")]
+    raws = default_manifest(objs)
+    m = Manifest(nodes=[Node.from_dict(r) for r in raws if r["kind"] == "Node"],
+                 pods=[Pod.from_dict(r, require_limits=False) for r in raws if r["kind"] == "Pod"],
+                 dra=[parse_dra_object(r) for r in raws if r["kind"] not in ("Node", "Pod")])
+    sim = Simulation(m, load_config(None, in_tree_registry()), tie_break="name")
+    sim.sched.cache.update_snapshot(sim.sched.snapshot)
+    pl = sim.sched.profiles["default-scheduler"].by_name["DynamicResources"]
+    p = sim.cluster.pods[m.pods[0].uid]
+    state = CycleState()
+    assert pl.pre_filter(state, p, [])[1].success
+    table = sim.sched.snapshot.table
+    assert pl.filter(state, p, table.infos[table.index["n1"]]).success
+    assert pl.reserve(state, p, "n1").success
+    claim = sim.dra.claims[("default", "p-gpu")]
+    assert set(sim.dra.in_flight) == {claim.uid}
+    assert sim.dra.in_flight[claim.uid].allocated_devices == (("gpu.example.com", "n1", "gpu-0"),)
+    again = CycleState()
+    st = pl.pre_filter(again, p, [])[1]
+    assert st.message == "resource claim default/p-gpu is in the process of being allocated"
+    pl.unreserve(state, p, "n1")
+    assert sim.dra.in_flight == {}
+    assert claim.allocation is None

@@ -25,110 +25,17 @@ allocation exists, the first request that cannot be met and why (beyond upstream
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from kubesched.api.dra import (
-    ALL, Device, DeviceClass, ExactRequest, ResourceClaim, ResourceSlice,
-)
+from kubesched.api.dra import ALL, Device, DeviceClass, ExactRequest, ResourceClaim, ResourceSlice
 from kubesched.api.objects import Node
 from kubesched.plugins.dynamicresources.cel import CelError, compile_selector
-
-DeviceID = tuple[str, str, str]  # (driver, pool, device)
+from kubesched.plugins.dynamicresources.pools import Candidate, DeviceID, Pool, SliceIndex
 
 
 class AllocationError(Exception):
     """Upstream ``Allocate`` returned an error: scheduling of the pod is aborted."""
-
-
-@dataclass(slots=True)
-class Pool:
-    driver: str
-    name: str
-    generation: int
-    slices: list[ResourceSlice] = field(default_factory=list)
-    incomplete: bool = False
-    invalid: str = ""
-
-
-def slice_on_node(s: ResourceSlice, node: Node) -> bool:
-    if s.node_name:
-        return s.node_name == node.name
-    if s.all_nodes:
-        return True
-    return s.node_selector is not None and s.node_selector.matches(node.labels, node.name)
-
-
-def gather_pools(slices: Sequence[ResourceSlice], node: Node) -> list[Pool]:
-    """Upstream ``GatherPools``: the newest generation of each pool usable on ``node``."""
-    pools: dict[tuple[str, str], Pool] = {}
-    for s in slices:
-        if not slice_on_node(s, node):
-            continue
-        key = (s.driver, s.pool)
-        p = pools.get(key)
-        if p is None or s.generation > p.generation:
-            pools[key] = Pool(s.driver, s.pool, s.generation, [s])
-        elif s.generation == p.generation:
-            p.slices.append(s)
-    out = []
-    for key in sorted(pools):
-        p = pools[key]
-        p.slices.sort(key=lambda s: s.name)
-        p.incomplete = len(p.slices) != p.slices[0].slice_count
-        seen: set[str] = set()
-        for s in p.slices:
-            for d in s.devices:
-                if d.name in seen:
-                    p.invalid = f"duplicate device name {d.name}"
-                seen.add(d.name)
-        out.append(p)
-    return out
-
-
-@dataclass(slots=True)
-class Candidate:
-    pool: Pool
-    slice: ResourceSlice
-    device: Device
-    id: DeviceID = ("", "", "")
-
-    def __post_init__(self) -> None:
-        self.id = (self.slice.driver, self.pool.name, self.device.name)
-
-
-class SliceIndex:
-    """The pools and candidate devices of each node, computed once per node for one list of
-    ResourceSlices (the plugin keeps an index while the slices do not change)."""
-
-    def __init__(self, slices: Sequence[ResourceSlice]) -> None:
-        self.slices = slices
-        self._local: dict[str, list[ResourceSlice]] = {}
-        self._shared: list[ResourceSlice] = []
-        for s in slices:
-            if s.node_name:
-                self._local.setdefault(s.node_name, []).append(s)
-            else:
-                self._shared.append(s)
-        self._nodes: dict[Any, tuple[list[Pool], list[Candidate]]] = {}
-        # (class, selectors) -> node name -> selectable device ids (Allocator.selectable_ids)
-        self.selectable: dict[Any, dict[str, list[DeviceID]]] = {}
-
-    @property
-    def node_local_only(self) -> bool:
-        """Every slice names its node: a node's devices depend on its name alone."""
-        return not self._shared
-
-    def node(self, node: Node) -> tuple[list[Pool], list[Candidate]]:
-        key: Any = (node.name, frozenset(node.labels.items())) if self._shared else node.name
-        got = self._nodes.get(key)
-        if got is None:
-            local = self._local.get(node.name, [])
-            pools = gather_pools([*local, *self._shared] if self._shared else local, node)
-            cands = [Candidate(p, s, d) for p in pools for s in p.slices for d in s.devices]
-            got = self._nodes[key] = (pools, cands)
-        return got
 
 
 def selectors_match(who: str, exprs: Sequence[str], c: Candidate) -> bool:
@@ -360,40 +267,3 @@ def allocation_result(picks: list[tuple[str, Candidate]], node: Node) -> dict[st
     if selector is not None:
         out["nodeSelector"] = selector
     return out
-
-
-def explain_failure(alloc: Allocator, node: Node) -> str:
-    """Why no allocation exists on ``node``: the first request that cannot be met alone, or
-    the constraints (beyond upstream's "cannot allocate all claims")."""
-    _, cands = alloc.index.node(node)
-    for claim in alloc.claims:
-        for r in claim.spec.requests:
-            subs = (r.exactly,) if r.exactly is not None else r.first_available
-            why = [_request_shortfall(alloc, claim, s, cands) for s in subs if s is not None]
-            if all(why):
-                return f"claim {claim.key}: " + "; ".join(w for w in why if w)
-        if claim.spec.constraints:
-            attrs = ", ".join(c.match_attribute for c in claim.spec.constraints)
-            return f"claim {claim.key}: constraint matchAttribute {attrs} unmet by the free devices"
-    return "the claims together need more devices than are free"
-
-
-def _request_shortfall(alloc: Allocator, claim: ResourceClaim, req: ExactRequest,
-                       cands: list[Candidate]) -> str:
-    cls = alloc.classes(req.device_class_name)
-    of_class = [c for c in cands if cls is not None and selectors_match(f"class {cls.name}", cls.selectors, c)]
-    name = f"request {req.name}"
-    if not of_class:
-        return f"{name}: no device of class {req.device_class_name} on the node"
-    matching = [c for c in of_class if selectors_match(f"claim {claim.key}", req.selectors, c)]
-    if not matching:
-        return f"{name}: selector false for all {len(of_class)} device(s) of class {req.device_class_name}"
-    free = [c for c in matching if c.id not in alloc.in_use]
-    need = len(matching) if req.allocation_mode == ALL else req.count
-    if len(free) < need:
-        return f"{name}: devices in use ({len(matching) - len(free)} of {len(matching)} matching, {need} needed)"
-    return ""
-
-
-def by_name(classes: Mapping[str, DeviceClass]) -> Callable[[str], DeviceClass | None]:
-    return classes.get

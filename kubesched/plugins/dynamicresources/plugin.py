@@ -36,15 +36,12 @@ from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.status import SKIP, SUCCESS, Code, Status, error, unresolvable
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
-from kubesched.plugins.dynamicresources.allocator import (
-    AllocationError, Allocator, Candidate, DeviceID, SliceIndex, allocation_result, explain_failure,
-)
+from kubesched.plugins.dynamicresources.allocator import AllocationError, Allocator, allocation_result
+from kubesched.plugins.dynamicresources.claims import ClaimLookupError, allocated_devices, resolve_claims
+from kubesched.plugins.dynamicresources.explain import explain_failure
+from kubesched.plugins.dynamicresources.pools import Candidate, DeviceID, SliceIndex
 
 Picks = list[list[tuple[str, Candidate]]]  # per claim to allocate: (request, device) chosen
-
-
-class ClaimLookupError(Exception):
-    """A claim of the pod cannot be used (missing, being deleted, not the pod's)."""
 
 
 @dataclass(slots=True)
@@ -60,40 +57,6 @@ class _State:
 
 
 STATE: StateKey[_State] = StateKey("DynamicResources")
-
-
-def resolve_claims(pod: Pod, lister: DraLister) -> list[ResourceClaim]:
-    """Upstream ``podResourceClaims``: the pod's claims in spec order; raises ClaimLookupError."""
-    statuses = pod_claim_statuses(pod.raw)
-    out = []
-    for pc in pod_claims(pod.raw):
-        name = pc.claim_name
-        if not name:
-            if pc.name not in statuses:
-                raise ClaimLookupError(f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet')
-            name = statuses[pc.name]
-            if not name:
-                continue  # the claim is not needed (resourceClaimName unset in the status)
-        claim = lister.resource_claim(pod.namespace, name)
-        if claim is None:
-            raise ClaimLookupError(f'could not find ResourceClaim "{pod.namespace}/{name}"')
-        if claim.deleting:
-            raise ClaimLookupError(f'resourceclaim "{name}" is being deleted')
-        if pc.template_name and claim.owner_uid != pod.uid:
-            raise ClaimLookupError(f"ResourceClaim {pod.namespace}/{name} was not created for pod "
-                                   f"{pod.namespace}/{pod.name} (pod is not owner)")
-        out.append(claim)
-    return out
-
-
-def allocated_devices(lister: DraLister) -> set[DeviceID]:
-    """Upstream ``ListAllAllocatedDevices``: devices of allocated claims and of in-flight ones."""
-    out: set[DeviceID] = set()
-    for c in lister.resource_claims():
-        out.update(c.allocated_devices)
-    for c in lister.in_flight.values():
-        out.update(c.allocated_devices)
-    return out
 
 
 class DynamicResources:

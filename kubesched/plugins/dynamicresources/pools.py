@@ -1,0 +1,109 @@
+"""Resource pools: which ResourceSlices, and so which devices, a node can use.
+
+Why this exists: upstream's structured allocator starts from ``GatherPools``: the slices
+usable on the node (``nodeName`` equal, ``nodeSelector`` matching, or ``allNodes``),
+grouped by (driver, pool), only the newest generation of each pool; a pool short of its
+``resourceSliceCount`` is incomplete, one with a device name twice is invalid.
+:class:`SliceIndex` computes that once per node for one list of slices, so Filter does not
+walk every slice of the cluster for every node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubesched.api.dra import Device, ResourceSlice
+from kubesched.api.objects import Node
+
+DeviceID = tuple[str, str, str]  # (driver, pool, device)
+
+
+@dataclass(slots=True)
+class Pool:
+    driver: str
+    name: str
+    generation: int
+    slices: list[ResourceSlice] = field(default_factory=list)
+    incomplete: bool = False
+    invalid: str = ""
+
+
+def slice_on_node(s: ResourceSlice, node: Node) -> bool:
+    if s.node_name:
+        return s.node_name == node.name
+    if s.all_nodes:
+        return True
+    return s.node_selector is not None and s.node_selector.matches(node.labels, node.name)
+
+
+def gather_pools(slices: Sequence[ResourceSlice], node: Node) -> list[Pool]:
+    """Upstream ``GatherPools``: the newest generation of each pool usable on ``node``."""
+    pools: dict[tuple[str, str], Pool] = {}
+    for s in slices:
+        if not slice_on_node(s, node):
+            continue
+        key = (s.driver, s.pool)
+        p = pools.get(key)
+        if p is None or s.generation > p.generation:
+            pools[key] = Pool(s.driver, s.pool, s.generation, [s])
+        elif s.generation == p.generation:
+            p.slices.append(s)
+    out = []
+    for key in sorted(pools):
+        p = pools[key]
+        p.slices.sort(key=lambda s: s.name)
+        p.incomplete = len(p.slices) != p.slices[0].slice_count
+        seen: set[str] = set()
+        for s in p.slices:
+            for d in s.devices:
+                if d.name in seen:
+                    p.invalid = f"duplicate device name {d.name}"
+                seen.add(d.name)
+        out.append(p)
+    return out
+
+
+@dataclass(slots=True)
+class Candidate:
+    pool: Pool
+    slice: ResourceSlice
+    device: Device
+    id: DeviceID = ("", "", "")
+
+    def __post_init__(self) -> None:
+        self.id = (self.slice.driver, self.pool.name, self.device.name)
+
+
+class SliceIndex:
+    """The pools and candidate devices of each node, computed once per node for one list of
+    ResourceSlices (the plugin keeps an index while the slices do not change)."""
+
+    def __init__(self, slices: Sequence[ResourceSlice]) -> None:
+        self.slices = slices
+        self._local: dict[str, list[ResourceSlice]] = {}
+        self._shared: list[ResourceSlice] = []
+        for s in slices:
+            if s.node_name:
+                self._local.setdefault(s.node_name, []).append(s)
+            else:
+                self._shared.append(s)
+        self._nodes: dict[Any, tuple[list[Pool], list[Candidate]]] = {}
+        # (class, selectors) -> node name -> selectable device ids (Allocator.selectable_ids)
+        self.selectable: dict[Any, dict[str, list[DeviceID]]] = {}
+
+    @property
+    def node_local_only(self) -> bool:
+        """Every slice names its node: a node's devices depend on its name alone."""
+        return not self._shared
+
+    def node(self, node: Node) -> tuple[list[Pool], list[Candidate]]:
+        key: Any = (node.name, frozenset(node.labels.items())) if self._shared else node.name
+        got = self._nodes.get(key)
+        if got is None:
+            local = self._local.get(node.name, [])
+            pools = gather_pools([*local, *self._shared] if self._shared else local, node)
+            cands = [Candidate(p, s, d) for p in pools for s in p.slices for d in s.devices]
+            got = self._nodes[key] = (pools, cands)
+        return got
