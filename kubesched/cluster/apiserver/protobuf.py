@@ -133,6 +133,7 @@ SCHEMA: dict[str, dict[int, F]] = {
                     3: ("concurrencyPolicy", "s", ""), 4: ("suspend", "b", "p"),
                     5: ("jobTemplate", "m:JobTemplateSpec", ""), 6: ("successfulJobsHistoryLimit", "i", "p"),
                     7: ("failedJobsHistoryLimit", "i", "p")},
+    "Job": {1: ("metadata", "m:ObjectMeta", ""), 2: ("spec", "m:JobSpec", ""), 3: ("status", "skip", "")},
     "JobTemplateSpec": {1: ("metadata", "m:ObjectMeta", ""), 2: ("spec", "m:JobSpec", "")},
     "JobSpec": {1: ("parallelism", "i", "p"), 2: ("completions", "i", "p"), 3: ("activeDeadlineSeconds", "i", "p"),
                 7: ("backoffLimit", "i", "p"), 4: ("selector", "m:LabelSelector", ""), 5: ("manualSelector", "b", "p"),
