@@ -26,6 +26,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from kubesched.cluster.apiserver import discovery, errors as E, protobuf, subresources as sub
+from kubesched.cluster.apiserver.apply.request import MAX_MANAGER_LENGTH, check_patch_options, server_side_apply
+from kubesched.cluster.apiserver.patch import APPLY
 from kubesched.cluster.apiserver.resources import Resource
 from kubesched.cluster.apiserver.tables import to_table
 from kubesched.cluster.store import dumps
@@ -135,7 +137,7 @@ def decode_body(raw: bytes, content_type: str) -> Any:
         raise E.ApiError(415, "UnsupportedMediaType", 'the body of the request was in an unknown format - '
                          'accepted media types include: application/json, application/yaml, '
                          'application/vnd.kubernetes.protobuf')
-    if ct in ("application/yaml", "application/x-yaml", "text/yaml"):
+    if ct in ("application/yaml", "application/x-yaml", "text/yaml", "application/apply-patch+yaml"):
         try:
             return yaml.safe_load(raw)
         except yaml.YAMLError as exc:
@@ -144,6 +146,14 @@ def decode_body(raw: bytes, content_type: str) -> Any:
         return json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise E.bad_request(f"couldn't get version/kind; json parse error: {exc}") from None
+
+
+def field_manager(request: Request) -> str | None:
+    """The manager of a write: ``fieldManager``, else the User-Agent up to its first "/" (upstream)."""
+    manager = request.query_params.get("fieldManager") or \
+        request.headers.get("user-agent", "").split("/")[0][:MAX_MANAGER_LENGTH]
+    check_patch_options(False, manager, False)
+    return manager or None
 
 
 def _flag(value: str | None) -> bool:
@@ -209,9 +219,10 @@ async def handle(request: Request, state: "ApiServerState", t: Target) -> Respon
         return json_response(obj)
     body = decode_body(await read_body(request, state.config.max_body_bytes, state.config.body_timeout),
                        request.headers.get("content-type", "application/json"))
+    manager = field_manager(request)
     if method == "POST":
         if name is None:
-            obj = await run_in_threadpool(lambda: reg.create(res, ns, body, dry_run=dry_run))
+            obj = await run_in_threadpool(lambda: reg.create(res, ns, body, dry_run=dry_run, field_manager=manager))
             return json_response(obj, 201)
         if subr == "binding" and res.plural == "pods":
             return json_response(await run_in_threadpool(sub.bind, reg, ns or "", name, body), 201)
@@ -223,14 +234,21 @@ async def handle(request: Request, state: "ApiServerState", t: Target) -> Respon
     if method == "PUT":
         if subr == "scale":
             return json_response(await run_in_threadpool(sub.update_scale, reg, res, ns or "", name, body))
-        obj = await run_in_threadpool(lambda: reg.update(res, ns, name, body, subresource=subr, dry_run=dry_run))
+        obj = await run_in_threadpool(lambda: reg.update(res, ns, name, body, subresource=subr, dry_run=dry_run,
+                                                         field_manager=manager))
         return json_response(obj)
     if method == "PATCH":
         ct = request.headers.get("content-type", "")
         if subr == "scale":
             return json_response(await run_in_threadpool(sub.update_scale, reg, res, ns or "", name, body, ct))
+        if ct.split(";")[0].strip().lower() == APPLY:
+            applied, created = await run_in_threadpool(
+                lambda: server_side_apply(reg, res, ns, name, body, q.get("fieldManager") or "",
+                                          _flag(q.get("force")), subr, dry_run))
+            return json_response(applied, 201 if created else 200)
+        check_patch_options(False, manager, "force" in q)
         obj = await run_in_threadpool(lambda: reg.patch(res, ns, name, ct, body, subresource=subr,
-                                                        dry_run=dry_run))
+                                                        dry_run=dry_run, field_manager=manager))
         return json_response(obj)
     raise E.method_not_allowed()
 

@@ -1,0 +1,83 @@
+"""Merging an applied configuration into a live object, and removing fields from one.
+
+Structured-merge-diff's merge (``typed/merge.go``): maps merge key by key, the applied
+value winning on scalars; associative lists merge item by item (matched by their keys),
+set lists as sets, atomic lists and maps are replaced whole. In a merged list the applied
+items keep the applied order and live-only items keep their place among them.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from kubesched.cluster.apiserver.apply.fieldpath import Path, item_element, names_of
+from kubesched.cluster.apiserver.apply.schema import atomic_map, list_kind
+
+
+def merge(live: Any, config: Any, names: tuple[str, ...] = ()) -> Any:
+    if isinstance(config, dict) and isinstance(live, dict) and not (names and atomic_map(names)):
+        out = dict(live)
+        for k, v in config.items():
+            if v is None:
+                out.pop(k, None)
+            else:
+                out[k] = merge(live.get(k), v, names + (k,))
+        return out
+    if isinstance(config, list) and isinstance(live, list) and names:
+        kind, keys = list_kind(names)
+        if kind == "set":
+            return _merge_ordered(live, config, lambda v: json.dumps(v, sort_keys=True), lambda a, b: b)
+        if kind == "map":
+            return _merge_ordered(live, config, lambda v: item_element(v, keys),
+                                  lambda a, b: merge(a, b, names))
+    return copy.deepcopy(config)
+
+
+def _merge_ordered(live: list[Any], config: list[Any], ident: Any, combine: Any) -> list[Any]:
+    live_by = {ident(x): x for x in live}
+    config_ids = [ident(x) for x in config]
+    in_config = set(config_ids)
+    out: list[Any] = []
+    done: set[str] = set()
+    li = 0
+    for cid, item in zip(config_ids, config):
+        # live-only items that precede the next shared item stay where they were
+        while li < len(live) and ident(live[li]) not in in_config:
+            out.append(live[li])
+            li += 1
+        if li < len(live) and ident(live[li]) == cid:
+            li += 1
+        out.append(combine(live_by[cid], item) if cid in live_by else copy.deepcopy(item))
+        done.add(cid)
+    out.extend(x for x in live[li:] if ident(x) not in in_config and ident(x) not in done)
+    return out
+
+
+def remove(obj: dict[str, Any], path: Path) -> None:
+    """Remove the member ``path`` from ``obj`` (in place); a missing path is ignored."""
+    parent: Any = obj
+    for depth, e in enumerate(path):
+        last = depth == len(path) - 1
+        names = names_of(path[:depth + 1])
+        if e.startswith("f:") and isinstance(parent, dict):
+            if last:
+                parent.pop(e[2:], None)
+                return
+            parent = parent.get(e[2:])
+        elif e[:2] in ("k:", "v:") and isinstance(parent, list):
+            if e.startswith("k:"):
+                _kind, keys = list_kind(names)
+                match = [i for i, x in enumerate(parent) if item_element(x, keys) == e]
+            else:
+                match = [i for i, x in enumerate(parent) if "v:" + json.dumps(x, separators=(",", ":"),
+                                                                              sort_keys=True) == e]
+            if not match:
+                return
+            if last:
+                del parent[match[0]]
+                return
+            parent = parent[match[0]]
+        else:
+            return
