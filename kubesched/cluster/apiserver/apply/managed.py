@@ -144,6 +144,12 @@ def track_update(cur: dict[str, Any] | None, new: dict[str, Any], manager: str |
         new["metadata"].pop("managedFields", None)
 
 
+def _key_field(path: Path) -> bool:
+    """Whether ``path`` is a key field of a list item (removed only with its item)."""
+    return len(path) >= 2 and path[-2].startswith("k:") and path[-1].startswith("f:") and \
+        f'"{path[-1][2:]}":' in path[-2]
+
+
 def conflict_error(conflicts: list[tuple[Entry, Path]], plural: str, group: str, name: str) -> ApiError:
     """Upstream's 409 for an apply that changes fields other managers own."""
     if len(conflicts) == 1:
@@ -186,6 +192,7 @@ def apply_to(live: dict[str, Any] | None, config: dict[str, Any], manager: str, 
             owned |= e.fields
         gone = mine.fields - owned
         gone -= with_descendants_owned(gone, owned)
+        gone = {p for p in gone if not _key_field(p)}
         for p in sorted(gone, key=len, reverse=True):
             remove(merged, p)
     added, modified, removed = _compare(_owned_view(base, subresource, has_status),

@@ -36,22 +36,29 @@ def merge(live: Any, config: Any, names: tuple[str, ...] = ()) -> Any:
 
 
 def _merge_ordered(live: list[Any], config: list[Any], ident: Any, combine: Any) -> list[Any]:
-    live_by = {ident(x): x for x in live}
+    """Walk both lists: applied-only items come out where the configuration has them, live-only
+    items where the live list has them, shared items (merged) in the configuration's order."""
+    live_ids = [ident(x) for x in live]
     config_ids = [ident(x) for x in config]
-    in_config = set(config_ids)
+    live_by = dict(zip(live_ids, live))
+    in_live, in_config = set(live_ids), set(config_ids)
     out: list[Any] = []
     done: set[str] = set()
-    li = 0
-    for cid, item in zip(config_ids, config):
-        # live-only items that precede the next shared item stay where they were
-        while li < len(live) and ident(live[li]) not in in_config:
+    li = ri = 0
+    while li < len(live) or ri < len(config):
+        if li < len(live) and live_ids[li] in done:
+            li += 1
+        elif ri < len(config) and config_ids[ri] not in in_live:
+            out.append(copy.deepcopy(config[ri]))
+            ri += 1
+        elif li < len(live) and (live_ids[li] not in in_config or ri >= len(config)):
             out.append(live[li])
             li += 1
-        if li < len(live) and ident(live[li]) == cid:
-            li += 1
-        out.append(combine(live_by[cid], item) if cid in live_by else copy.deepcopy(item))
-        done.add(cid)
-    out.extend(x for x in live[li:] if ident(x) not in in_config and ident(x) not in done)
+        else:
+            cid = config_ids[ri]
+            out.append(combine(live_by[cid], config[ri]))
+            done.add(cid)
+            ri += 1
     return out
 
 
