@@ -30,6 +30,7 @@ from kubesched.cluster.apiserver.apply.request import MAX_MANAGER_LENGTH, check_
 from kubesched.cluster.apiserver.patch import APPLY
 from kubesched.cluster.apiserver.resources import Resource
 from kubesched.cluster.apiserver.tables import to_table
+from kubesched.cluster.apiserver.typedefs.validate import validate_fields, warning_header
 from kubesched.cluster.store import dumps
 
 if TYPE_CHECKING:
@@ -217,8 +218,20 @@ async def handle(request: Request, state: "ApiServerState", t: Target) -> Respon
             return json_response(out)
         obj, _removed = await run_in_threadpool(reg.delete, res, ns, name, options)
         return json_response(obj)
-    body = decode_body(await read_body(request, state.config.max_body_bytes, state.config.body_timeout),
-                       request.headers.get("content-type", "application/json"))
+    raw = await read_body(request, state.config.max_body_bytes, state.config.body_timeout)
+    body = decode_body(raw, request.headers.get("content-type", "application/json"))
+    warnings = validate_fields(q, t, method, request.headers.get("content-type", ""), body, raw)
+    resp = await _write(request, state, t, body, dry_run)
+    for w in warnings:
+        resp.headers.append("Warning", warning_header(w))
+    return resp
+
+
+async def _write(request: Request, state: "ApiServerState", t: Target, body: Any, dry_run: bool) -> Response:
+    q = request.query_params
+    method = request.method
+    reg = state.registry
+    res, ns, name, subr = t.resource, t.namespace, t.name, t.subresource
     manager = field_manager(request)
     if method == "POST":
         if name is None:
