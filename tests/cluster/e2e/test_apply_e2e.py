@@ -110,3 +110,65 @@ def test_python_client_server_side_apply(server: Server) -> None:
     assert dict(updated.data) == {"a": "10"}
     entry = [e for e in updated.to_dict()["metadata"]["managedFields"] if e["manager"] == "pyclient"][0]
     assert entry["operation"] == "Apply" and entry["fieldsV1"] == {"f:data": {"f:a": {}}}
+
+
+BAD_POD = """apiVersion: v1
+kind: Pod
+metadata: {name: bad}
+spec:
+  foo: 1
+  containers: [{name: c, image: nginx}]
+"""
+
+
+def test_explain_pods_nodes_deployments(server: Server) -> None:
+    out = server.kubectl("explain", "pod.spec.containers").stdout
+    assert "KIND:       Pod" in out and "FIELD: containers <[]Container>" in out
+    assert "image\t<string>" in out and "resources\t<ResourceRequirements>" in out
+    out = server.kubectl("explain", "nodes.spec").stdout
+    assert "unschedulable\t<boolean>" in out and "taints\t<[]Taint>" in out
+    out = server.kubectl("explain", "deployments.spec.strategy.rollingUpdate").stdout
+    assert "GROUP:      apps" in out and "maxSurge\t<" in out and "FIELD: rollingUpdate <RollingUpdateDeployment>" in out
+
+
+def test_field_validation_strict_warn_ignore(server: Server, tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(BAD_POD)
+    # kubectl's default is --validate=strict: the server refuses the unknown field
+    out = server.kubectl("create", "-f", str(path), check=False)
+    assert out.returncode != 0
+    assert ('Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.foo"'
+            in out.stderr)
+    # warn: created, and kubectl prints the server's Warning header
+    out = server.kubectl("create", "-f", str(path), "--validate=warn")
+    assert 'Warning: unknown field "spec.foo"' in out.stderr and "pod/bad created" in out.stdout
+    server.kubectl("delete", "pod", "bad", "--wait=false")
+    # ignore: nothing said
+    status, _body = server.request("POST", "/api/v1/namespaces/default/pods?fieldValidation=Ignore",
+                                   yaml.safe_load(BAD_POD.replace("name: bad", "name: bad2")))
+    assert status == 201
+    status, body = server.request("POST", "/api/v1/namespaces/default/pods?fieldValidation=Sloppy",
+                                  yaml.safe_load(BAD_POD))
+    assert status == 400 and "fieldValidation" in body["message"]
+
+
+def test_duplicate_field_is_refused_when_strict(server: Server) -> None:
+    raw = b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"},"data":{"a":"1","a":"2"}}'
+    status, body = server.request("POST", "/api/v1/namespaces/default/configmaps?fieldValidation=Strict", raw=raw)
+    assert status == 400 and 'json: duplicate field "a"' in body["message"]
+
+
+def test_kubectl_diff_against_server_side_dry_run(server: Server, tmp_path: Path) -> None:
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "diffme", "namespace": "default"},
+          "data": {"k": "old"}}
+    path = tmp_path / "cm.yaml"
+    path.write_text(yaml.safe_dump(cm))
+    server.kubectl("apply", "--server-side", "-f", str(path))
+    cm["data"]["k"] = "new"
+    path.write_text(yaml.safe_dump(cm))
+    out = server.kubectl("diff", "--server-side", "-f", str(path), check=False)
+    assert out.returncode == 1, out.stderr  # 1: differences found
+    assert "-  k: old" in out.stdout and "+  k: new" in out.stdout
+    # the dry run changed nothing
+    got = json.loads(server.kubectl("get", "configmap", "diffme", "-o", "json").stdout)
+    assert got["data"] == {"k": "old"}
