@@ -33,6 +33,7 @@ from kubesched.api.errors import DecodeError
 from kubesched.api.objects import PriorityClass
 from kubesched.cluster.apiserver import errors as E
 from kubesched.cluster.apiserver.apply import track_update
+from kubesched.cluster.apiserver.typedefs import definition_for
 from kubesched.cluster.apiserver.appsstrategy import DeploymentStrategy, ReplicaSetStrategy
 from kubesched.cluster.apiserver.podstrategy import NodeStrategy, PodStrategy
 from kubesched.cluster.apiserver.resources import TABLE, Resource, ResourceTable
@@ -253,7 +254,8 @@ class Registry:
         if managed is not None:
             meta["managedFields"] = managed
         else:
-            track_update(None, obj, field_manager, res.api_version, "", res.has_status, ctx.timestamp())
+            track_update(None, obj, field_manager, res.api_version, "", res.has_status, ctx.timestamp(),
+                         definition_for(res.group, res.version, res.kind))
 
     def _insert(self, res: Resource, ns: str, obj: dict[str, Any], dry_run: bool) -> dict[str, Any]:
         name = obj["metadata"]["name"]
@@ -346,7 +348,8 @@ class Registry:
             if managed is not None:
                 new["metadata"]["managedFields"] = managed()
             else:
-                track_update(cur, new, field_manager, res.api_version, subresource, res.has_status, ctx.timestamp())
+                track_update(cur, new, field_manager, res.api_version, subresource, res.has_status,
+                             ctx.timestamp(), definition_for(res.group, res.version, res.kind))
             if _same(new, cur):
                 if dry_run:
                     raise DryRun(cur)

@@ -13,29 +13,35 @@ import pytest
 from kubesched.cluster.apiserver.apply import apply_to, track_update
 from kubesched.cluster.apiserver.apply.fieldpath import from_fields_v1, path_string, to_fields_v1
 from kubesched.cluster.apiserver.apply.managed import decode
+from kubesched.cluster.apiserver.apply.schema import atomic_map, list_kind
 from kubesched.cluster.apiserver.errors import ApiError
+from kubesched.cluster.apiserver.typedefs import definition_for
 
 WHAT = ("configmaps", "", "x")
+POD_DEF = definition_for("", "v1", "Pod")
 
 
 class Sim:
-    """Runs Apply / Update operations like structured-merge-diff's test fixture does."""
+    """Runs Apply / Update operations like structured-merge-diff's test fixture does; ``root``: the
+    definition of the kind ("" : none, the name tables decide)."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: str = "") -> None:
         self.live: dict[str, Any] | None = None
         self.clock = 0
+        self.root = root
 
     def _now(self) -> str:
         self.clock += 1
         return f"2026-01-01T00:00:{self.clock:02d}Z"
 
     def apply(self, manager: str, obj: dict[str, Any], force: bool = False, version: str = "v1") -> None:
-        self.live = apply_to(self.live, copy.deepcopy(obj), manager, force, version, "", False, self._now(), WHAT)
+        self.live = apply_to(self.live, copy.deepcopy(obj), manager, force, version, "", False, self._now(), WHAT,
+                             self.root)
 
     def update(self, manager: str, obj: dict[str, Any], version: str = "v1") -> None:
         new = copy.deepcopy(obj)
         new.setdefault("metadata", {})
-        track_update(self.live, new, manager, version, "", False, self._now())
+        track_update(self.live, new, manager, version, "", False, self._now(), self.root)
         self.live = new
 
     def object(self) -> dict[str, Any]:
@@ -186,8 +192,9 @@ def pod(*containers: dict[str, Any]) -> dict[str, Any]:
     return {"spec": {"containers": list(containers)}}
 
 
-def test_containers_merge_by_name_and_ports_by_port_and_defaulted_protocol() -> None:
-    s = Sim()
+@pytest.mark.parametrize("root", ["", POD_DEF])
+def test_containers_merge_by_name_and_ports_by_port_and_defaulted_protocol(root: str) -> None:
+    s = Sim(root)
     # the stored object, as a create by "kubectl-create" left it (protocol defaulted)
     s.update("kubectl-create", pod({"name": "a", "image": "x:1", "ports": [{"containerPort": 80, "protocol": "TCP"}]},
                                    {"name": "b", "image": "y:1"}))
@@ -225,10 +232,27 @@ def test_removed_item_stays_while_another_manager_owns_a_field_of_it() -> None:
     assert s.object()["spec"]["containers"] == [{"name": "a", "image": "x:1"}, {"name": "b", "tty": True}]
 
 
-def test_atomic_selector_is_one_field() -> None:
-    s = Sim()
-    s.apply("me", {"spec": {"selector": {"matchLabels": {"app": "web"}}, "tolerations": [{"key": "k"}]}})
-    assert s.managed()["me"][0] == {P("f:spec", "f:selector"), P("f:spec", "f:tolerations")}
+def test_atomic_selector_and_tolerations_are_one_field() -> None:
+    s = Sim(definition_for("apps", "v1", "Deployment"))
+    s.apply("me", {"spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {"spec": {
+        "tolerations": [{"key": "k"}], "containers": [{"name": "c"}]}}}})
+    tmpl = ("f:spec", "f:template", "f:spec")
+    assert s.managed()["me"][0] == {P("f:spec", "f:selector"), tmpl + ("f:tolerations",),
+                                    tmpl + ("f:containers", 'k:{"name":"c"}'),
+                                    tmpl + ("f:containers", 'k:{"name":"c"}', "f:name")}
+
+
+def test_described_kinds_take_list_semantics_from_the_type_descriptions() -> None:
+    """The facts of the published OpenAPI (k8s.io/api v1.34 struct tags), read through typedefs."""
+    assert list_kind((POD_DEF, "spec", "containers")) == ("map", ("name",))
+    assert list_kind((POD_DEF, "spec", "containers", "ports")) == ("map", ("containerPort", "protocol"))
+    assert list_kind((POD_DEF, "spec", "topologySpreadConstraints")) == \
+        ("map", ("topologyKey", "whenUnsatisfiable"))
+    assert list_kind((POD_DEF, "spec", "tolerations")) == ("atomic", ())
+    assert list_kind((POD_DEF, "metadata", "finalizers")) == ("set", ())
+    assert list_kind((POD_DEF, "spec", "containers", "command")) == ("atomic", ())
+    assert atomic_map((POD_DEF, "spec", "topologySpreadConstraints", "labelSelector"))
+    assert not atomic_map((POD_DEF, "spec", "containers", "resources"))
 
 
 def test_fields_v1_encoding() -> None:

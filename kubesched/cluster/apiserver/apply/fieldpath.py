@@ -42,8 +42,9 @@ def names_of(path: Path) -> tuple[str, ...]:
     return tuple(e[2:] for e in path if e.startswith("f:"))
 
 
-def flatten(obj: Any, path: Path = (), names: tuple[str, ...] = ()) -> Iterator[tuple[Path, Any, bool]]:
-    """Every member path of ``obj`` with its value and whether it is a leaf."""
+def flatten(obj: Any, path: Path, names: tuple[str, ...]) -> Iterator[tuple[Path, Any, bool]]:
+    """Every member path of ``obj`` with its value and whether it is a leaf; ``names`` starts with
+    the definition name of the object's kind (see :mod:`.schema`)."""
     if isinstance(obj, dict) and obj and not (path and atomic_map(names)):
         for k, v in obj.items():
             yield from flatten(v, path + ("f:" + k,), names + (k,))
@@ -66,8 +67,8 @@ def flatten(obj: Any, path: Path = (), names: tuple[str, ...] = ()) -> Iterator[
         yield path, obj, True
 
 
-def field_set(obj: Any) -> set[Path]:
-    return {p for p, _v, _leaf in flatten(obj)}
+def field_set(obj: Any, root: str) -> set[Path]:
+    return {p for p, _v, _leaf in flatten(obj, (), (root,))}
 
 
 def to_fields_v1(fields: Iterable[Path]) -> dict[str, Any]:

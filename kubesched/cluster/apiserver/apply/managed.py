@@ -87,10 +87,10 @@ def _owned_view(obj: dict[str, Any] | None, subresource: str, has_status: bool) 
     return out
 
 
-def _compare(old: dict[str, Any], new: dict[str, Any]) -> tuple[set[Path], set[Path], set[Path]]:
+def _compare(old: dict[str, Any], new: dict[str, Any], root: str) -> tuple[set[Path], set[Path], set[Path]]:
     """(added, modified, removed) member paths from ``old`` to ``new``."""
-    a = {p: (v, leaf) for p, v, leaf in flatten(old)}
-    b = {p: (v, leaf) for p, v, leaf in flatten(new)}
+    a = {p: (v, leaf) for p, v, leaf in flatten(old, (), (root,))}
+    b = {p: (v, leaf) for p, v, leaf in flatten(new, (), (root,))}
     added = b.keys() - a.keys()
     removed = a.keys() - b.keys()
     modified = {p for p in a.keys() & b.keys() if b[p][1] and a[p][0] != b[p][0]}
@@ -110,7 +110,7 @@ def _finish(entries: list[Entry], before: dict[tuple[str, str, str], Entry], now
 
 
 def track_update(cur: dict[str, Any] | None, new: dict[str, Any], manager: str | None, api_version: str,
-                 subresource: str, has_status: bool, now: str) -> None:
+                 subresource: str, has_status: bool, now: str, root: str = "") -> None:
     """Set ``new``'s managedFields after an Update by ``manager`` (None: a component of this
     server whose writes are not attributed; removed fields still leave every set)."""
     entries = decode(cur)
@@ -122,7 +122,7 @@ def track_update(cur: dict[str, Any] | None, new: dict[str, Any], manager: str |
     if old_view == new_view and cur is not None:
         new["metadata"]["managedFields"] = (cur.get("metadata") or {}).get("managedFields")
         return
-    added, modified, removed = _compare(old_view, new_view)
+    added, modified, removed = _compare(old_view, new_view, root)
     mine = None
     for e in entries:
         if manager is not None and e.key() == (manager, "Update", subresource):
@@ -173,16 +173,18 @@ def conflict_error(conflicts: list[tuple[Entry, Path]], plural: str, group: str,
 
 
 def apply_to(live: dict[str, Any] | None, config: dict[str, Any], manager: str, force: bool, api_version: str,
-             subresource: str, has_status: bool, now: str, what: tuple[str, str, str]) -> dict[str, Any]:
+             subresource: str, has_status: bool, now: str, what: tuple[str, str, str],
+             root: str = "") -> dict[str, Any]:
     """The object an apply of ``config`` by ``manager`` makes of ``live`` (None: absent), with its
-    managedFields set; raises the 409 conflict error. ``what``: (plural, group, name) for errors."""
+    managedFields set; raises the 409 conflict error. ``what``: (plural, group, name) for errors;
+    ``root``: the definition name of the kind (its list semantics)."""
     entries = decode(live)
     before = {e.key(): dataclasses.replace(e, fields=set(e.fields)) for e in entries}
     base = {k: v for k, v in (live or {}).items()}
     if isinstance(base.get("metadata"), dict):
         base["metadata"] = {k: v for k, v in base["metadata"].items() if k != "managedFields"}
-    merged: dict[str, Any] = merge(base, config)
-    applied = field_set(_owned_view(config, subresource, has_status))
+    merged: dict[str, Any] = merge(base, config, (root,))
+    applied = field_set(_owned_view(config, subresource, has_status), root)
     key = (manager, "Apply", subresource)
     mine = next((e for e in entries if e.key() == key), None)
     others = [e for e in entries if e.key() != key]
@@ -194,9 +196,9 @@ def apply_to(live: dict[str, Any] | None, config: dict[str, Any], manager: str, 
         gone -= with_descendants_owned(gone, owned)
         gone = {p for p in gone if not _key_field(p)}
         for p in sorted(gone, key=len, reverse=True):
-            remove(merged, p)
+            remove(merged, p, root)
     added, modified, removed = _compare(_owned_view(base, subresource, has_status),
-                                        _owned_view(merged, subresource, has_status))
+                                        _owned_view(merged, subresource, has_status), root)
     changed = added | modified
     conflicts = [(e, p) for e in others for p in sorted(e.fields & changed)]
     if conflicts and not force:

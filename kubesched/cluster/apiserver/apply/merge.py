@@ -16,8 +16,9 @@ from kubesched.cluster.apiserver.apply.fieldpath import Path, item_element, name
 from kubesched.cluster.apiserver.apply.schema import atomic_map, list_kind
 
 
-def merge(live: Any, config: Any, names: tuple[str, ...] = ()) -> Any:
-    if isinstance(config, dict) and isinstance(live, dict) and not (names and atomic_map(names)):
+def merge(live: Any, config: Any, names: tuple[str, ...]) -> Any:
+    """``config`` merged into ``live``; ``names``: the kind's definition name, then the field path."""
+    if isinstance(config, dict) and isinstance(live, dict) and not (len(names) > 1 and atomic_map(names)):
         out = dict(live)
         for k, v in config.items():
             if v is None:
@@ -25,7 +26,7 @@ def merge(live: Any, config: Any, names: tuple[str, ...] = ()) -> Any:
             else:
                 out[k] = merge(live.get(k), v, names + (k,))
         return out
-    if isinstance(config, list) and isinstance(live, list) and names:
+    if isinstance(config, list) and isinstance(live, list) and len(names) > 1:
         kind, keys = list_kind(names)
         if kind == "set":
             return _merge_ordered(live, config, lambda v: json.dumps(v, sort_keys=True), lambda a, b: b)
@@ -62,12 +63,12 @@ def _merge_ordered(live: list[Any], config: list[Any], ident: Any, combine: Any)
     return out
 
 
-def remove(obj: dict[str, Any], path: Path) -> None:
+def remove(obj: dict[str, Any], path: Path, root: str) -> None:
     """Remove the member ``path`` from ``obj`` (in place); a missing path is ignored."""
     parent: Any = obj
     for depth, e in enumerate(path):
         last = depth == len(path) - 1
-        names = names_of(path[:depth + 1])
+        names = (root,) + names_of(path[:depth + 1])
         if e.startswith("f:") and isinstance(parent, dict):
             if last:
                 parent.pop(e[2:], None)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from kubesched.cluster.apiserver import errors as E
 from kubesched.cluster.apiserver.apply.managed import apply_to
+from kubesched.cluster.apiserver.typedefs import definition_for
 from kubesched.cluster.store import errors as store_errors
 
 if TYPE_CHECKING:
@@ -66,6 +67,7 @@ def server_side_apply(reg: Registry, res: Resource, namespace: str | None, name:
     want_rv = config["metadata"].pop("resourceVersion", None)
     now = reg.context().timestamp()
     what = (res.plural, res.group, name)
+    root = definition_for(res.group, res.version, res.kind)
     box: dict[str, list[Any]] = {}
 
     def change(cur: dict[str, Any]) -> dict[str, Any]:
@@ -74,7 +76,8 @@ def server_side_apply(reg: Registry, res: Resource, namespace: str | None, name:
         if want_rv not in (None, "", cur_rv):
             raise store_errors.Conflict(res.storage, ns, name, "the object has been modified; please "
                                         "apply your changes to the latest version and try again")
-        merged = apply_to(live, config, manager, force, res.api_version, subresource, res.has_status, now, what)
+        merged = apply_to(live, config, manager, force, res.api_version, subresource, res.has_status, now, what,
+                          root)
         box["managed"] = merged["metadata"]["managedFields"]
         merged["metadata"]["resourceVersion"] = cur_rv
         return strategy.to_storage(reg._check_body(res, merged, ns, name))
@@ -85,7 +88,8 @@ def server_side_apply(reg: Registry, res: Resource, namespace: str | None, name:
         if exc.code != 404 or subresource or exc.reason != "NotFound" or \
                 (exc.details or {}).get("kind") != res.plural:
             raise
-    created = apply_to(None, config, manager, force, res.api_version, subresource, res.has_status, now, what)
+    created = apply_to(None, config, manager, force, res.api_version, subresource, res.has_status, now, what,
+                       root)
     managed = created["metadata"].pop("managedFields")
     created["metadata"].pop("resourceVersion", None)
     return reg.create(res, namespace, created, dry_run=dry_run, managed=managed), True

@@ -86,13 +86,21 @@ define("io.k8s.api.coordination.v1.Lease", "A lock for leader election and node 
 _ = INT64
 
 
+_BY_GVK: dict[tuple[str, str, str], str] = {}
+
+
 def generic(group: str, version: str, kind: str) -> str:
     """The definition of a kind, created open (metadata, spec, status) when not described."""
+    known = _BY_GVK.get((group, version, kind))
+    if known is not None:
+        return known
     for name, d in DEFS.items():
         if d.gvk == (group, version, kind):
+            _BY_GVK[(group, version, kind)] = name
             return name
     pkg = (group.split(".")[0] if group else "core")
     name = f"io.k8s.api.{pkg}.{version}.{kind}"
     define(name, f"A {kind}.", Opts(open=True, gvk=(group, version, kind)), **_top("Standard object metadata."),
            spec=ANY("Desired state."), status=ANY("Observed state."))
+    _BY_GVK[(group, version, kind)] = name
     return name
