@@ -273,3 +273,12 @@ def test_repeated_apply_keeps_the_time() -> None:
     first = (s.live or {})["metadata"]["managedFields"][0]["time"]
     s.apply("me", {"spec": {"a": 1}})
     assert (s.live or {})["metadata"]["managedFields"][0]["time"] == first
+
+
+def test_unattributed_writes_carry_the_entries_over() -> None:
+    s = Sim()
+    s.update("kubectl-create", {"spec": {"a": 1}})
+    before = copy.deepcopy((s.live or {})["metadata"]["managedFields"])
+    new = {"metadata": {}, "spec": {"a": 1, "b": 2}}
+    track_update(s.live, new, None, "v1", "", False, "2026-01-02T00:00:00Z")
+    assert new["metadata"]["managedFields"] == before

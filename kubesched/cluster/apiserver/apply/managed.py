@@ -111,12 +111,17 @@ def _finish(entries: list[Entry], before: dict[tuple[str, str, str], Entry], now
 
 def track_update(cur: dict[str, Any] | None, new: dict[str, Any], manager: str | None, api_version: str,
                  subresource: str, has_status: bool, now: str, root: str = "") -> None:
-    """Set ``new``'s managedFields after an Update by ``manager`` (None: a component of this
-    server whose writes are not attributed; removed fields still leave every set)."""
-    entries = decode(cur)
-    if manager is None and not entries:
-        new.get("metadata", {}).pop("managedFields", None)
+    """Set ``new``'s managedFields after an Update by ``manager``. None: a component of this
+    server (controllers, simulated nodes) whose writes are not attributed: the entries are
+    carried over unchanged, which keeps those frequent writes cheap."""
+    if manager is None:
+        carried = (cur or {}).get("metadata", {}).get("managedFields")
+        if carried:
+            new["metadata"]["managedFields"] = carried
+        else:
+            new.get("metadata", {}).pop("managedFields", None)
         return
+    entries = decode(cur)
     before = {e.key(): dataclasses.replace(e, fields=set(e.fields)) for e in entries}
     old_view, new_view = _owned_view(cur, subresource, has_status), _owned_view(new, subresource, has_status)
     if old_view == new_view and cur is not None:
