@@ -74,6 +74,8 @@ def test_unknown_fields_of_described_structs() -> None:
                     "affinity": {"nodeAffinity": {"whatever": 1}}}}
     # labels are a map (any key), affinity internals are not described field by field (open)
     assert unknown_fields(pod, POD_DEF) == ["metadata.bogus", "spec.foo", "spec.containers[0].bar"]
+    # server-side apply names list items by their keys (structured-merge-diff's path format)
+    assert unknown_fields(pod, POD_DEF, keyed=True) == ["metadata.bogus", "spec.foo", 'spec.containers[name="c"].bar']
 
 
 def test_open_kinds_report_nothing() -> None:
@@ -91,6 +93,10 @@ def test_check_modes() -> None:
                                  'unknown field "spec.foo"')
     assert check(None, "", "v1", "Pod", body, b"") == ['unknown field "spec.foo"']  # Warn is the default
     assert check("Ignore", "", "v1", "Pod", body, b"") == []
+    with pytest.raises(ApiError) as err:
+        check("Strict", "", "v1", "Pod", body, b"", apply=True, where="default/p")
+    assert err.value.message == ('failed to create typed patch object (default/p; /v1, Kind=Pod): .spec.foo: '
+                                 'field not declared in schema')
     with pytest.raises(ApiError) as err:
         check("strict", "", "v1", "Pod", body, b"")
     assert err.value.code == 400

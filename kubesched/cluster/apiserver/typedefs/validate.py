@@ -19,25 +19,36 @@ from kubesched.cluster.apiserver.typedefs.dsl import DEFS, T, resolve
 MODES = ("Strict", "Warn", "Ignore")
 
 
-def unknown_fields(value: Any, defname: str) -> list[str]:
+def unknown_fields(value: Any, defname: str, keyed: bool = False) -> list[str]:
+    """Paths of the unknown fields of ``value``: list items by index (``spec.containers[0].bar``,
+    as the JSON decoder says it), or with ``keyed`` by their list-map keys
+    (``spec.containers[name="c"].bar``, as server-side apply says it)."""
     out: list[str] = []
-    _walk(value, DEFS[defname], "", out)
+    _walk(value, DEFS[defname], "", out, keyed)
     return out
 
 
-def _walk_type(value: Any, t: T, path: str, out: list[str]) -> None:
+def _item(v: Any, i: int, t: T, keyed: bool) -> str:
+    if keyed and t.list_type == "map" and isinstance(v, dict):
+        return "[" + ",".join(f"{k}={json.dumps(v.get(k))}" for k in sorted(t.keys) if k in v) + "]"
+    if keyed and t.list_type == "set":
+        return f"[={json.dumps(v)}]"
+    return f"[{i}]"
+
+
+def _walk_type(value: Any, t: T, path: str, out: list[str], keyed: bool) -> None:
     d = resolve(t)
     if d is not None:
-        _walk(value, d, path, out)
+        _walk(value, d, path, out, keyed)
     elif t.kind == "array" and isinstance(value, list) and t.item is not None:
         for i, v in enumerate(value):
-            _walk_type(v, t.item, f"{path}[{i}]", out)
+            _walk_type(v, t.item, path + _item(v, i, t, keyed), out, keyed)
     elif t.kind == "map" and isinstance(value, dict) and t.item is not None:
         for k, v in value.items():
-            _walk_type(v, t.item, f"{path}[{k}]", out)
+            _walk_type(v, t.item, f"{path}[{k}]" if not keyed else f"{path}.{k}", out, keyed)
 
 
-def _walk(value: Any, d: Any, path: str, out: list[str]) -> None:
+def _walk(value: Any, d: Any, path: str, out: list[str], keyed: bool) -> None:
     if not isinstance(value, dict):
         return
     for k, v in value.items():
@@ -49,7 +60,7 @@ def _walk(value: Any, d: Any, path: str, out: list[str]) -> None:
             if not d.open:
                 out.append(child)
             continue
-        _walk_type(v, t, child, out)
+        _walk_type(v, t, child, out, keyed)
 
 
 def duplicate_fields(raw: bytes) -> list[str]:
@@ -80,14 +91,15 @@ def check(mode: str | None, group: str, version: str, kind: str, body: Any, raw:
                             f'"Warn" or "Strict"')
     if mode == "Ignore" or not isinstance(body, dict):
         return []
-    problems = [f'unknown field "{p}"' for p in unknown_fields(body, definition_for(group, version, kind))]
+    unknown = unknown_fields(body, definition_for(group, version, kind), keyed=apply)
+    problems = [f'unknown field "{p}"' for p in unknown]
     problems += [f'json: duplicate field "{k}"' for k in duplicate_fields(raw)]
     if not problems:
         return []
     if mode == "Strict":
         if apply:
             gv = f"{group}/{version}" if group else f"/{version}"
-            fields = "; ".join("." + p.split('"')[1] for p in problems if p.startswith("unknown"))
+            fields = "; ".join("." + p for p in unknown)
             raise E.bad_request(f"failed to create typed patch object ({where}; {gv}, Kind={kind}): "
                                 f"{fields}: field not declared in schema")
         raise E.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: strict decoding error: '
