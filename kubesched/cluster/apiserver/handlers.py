@@ -13,19 +13,18 @@ YAML) with a 400 for malformed input; every error is a Kubernetes ``Status``.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import yaml
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
-from kubesched.cluster.apiserver import discovery, errors as E, protobuf, subresources as sub
+from kubesched.cluster.apiserver import discovery, errors as E, options as opts, subresources as sub
+from kubesched.cluster.apiserver.bodies import decode_body, read_body
 from kubesched.cluster.apiserver.resources import Resource
 from kubesched.cluster.apiserver.tables import to_table
 from kubesched.cluster.store import dumps
@@ -51,7 +50,11 @@ def json_response(obj: Any, code: int = 200, media_type: str = "application/json
 
 
 def status_response(exc: E.ApiError) -> Response:
-    return json_response(exc.status(), exc.code)
+    resp = json_response(exc.status(), exc.code)
+    retry = (exc.details or {}).get("retryAfterSeconds")
+    if retry:  # as apiserver's responsewriters.ErrorNegotiated
+        resp.headers["Retry-After"] = str(retry)
+    return resp
 
 
 def parse_target(state: "ApiServerState", parts: list[str], accept: str = "") -> Target | Response:
@@ -103,49 +106,6 @@ def _discovery_root(state: "ApiServerState", core: bool, accept: str) -> Respons
     return json_response(discovery.api_group_list(table))
 
 
-async def read_body(request: Request, limit: int, timeout: float) -> bytes:
-    length = request.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit:
-        raise E.too_large(limit)
-    chunks: list[bytes] = []
-    size = 0
-
-    async def collect() -> None:
-        nonlocal size
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise E.too_large(limit)
-            chunks.append(chunk)
-
-    try:
-        await asyncio.wait_for(collect(), timeout)
-    except asyncio.TimeoutError:
-        raise E.ApiError(408, "Timeout", "request body was not received in time") from None
-    return b"".join(chunks)
-
-
-def decode_body(raw: bytes, content_type: str) -> Any:
-    ct = content_type.split(";")[0].strip().lower()
-    if not raw.strip():
-        raise E.bad_request("the request body is empty")
-    if ct == protobuf.MEDIA_TYPE:
-        return protobuf.decode(raw)
-    if ct not in ("", "application/json", "*/*") and not ct.endswith("+json") and "yaml" not in ct:
-        raise E.ApiError(415, "UnsupportedMediaType", 'the body of the request was in an unknown format - '
-                         'accepted media types include: application/json, application/yaml, '
-                         'application/vnd.kubernetes.protobuf')
-    if ct in ("application/yaml", "application/x-yaml", "text/yaml"):
-        try:
-            return yaml.safe_load(raw)
-        except yaml.YAMLError as exc:
-            raise E.bad_request(f"couldn't get version/kind; yaml parse error: {exc}") from None
-    try:
-        return json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise E.bad_request(f"couldn't get version/kind; json parse error: {exc}") from None
-
-
 def _flag(value: str | None) -> bool:
     return (value or "").lower() in ("true", "1")
 
@@ -172,91 +132,86 @@ def _verb(method: str, t: Target, watch: bool) -> str:
 
 async def handle(request: Request, state: "ApiServerState", t: Target) -> Response:
     q = request.query_params
-    method = request.method
+    method = "GET" if request.method == "HEAD" else request.method
     watch = method == "GET" and t.name is None and _flag(q.get("watch"))
     labels = {"verb": _verb(method, t, watch), "group": t.resource.group, "version": t.resource.version,
               "resource": t.resource.plural, "subresource": t.subresource,
               "scope": "namespace" if t.namespace else ("resource" if t.name and not t.resource.namespaced
                                                        else "cluster"), "component": "apiserver"}
     request.scope["kubesched.labels"] = labels
+    opts.check_method(t, method)
+    if method == "GET":
+        return await _read(request, state, t, watch)
+    if method == "DELETE":
+        return await _delete(request, state, t)
+    dry_run = opts.dry_run(q.getlist("dryRun"), method)
+    body = await _body(request, state)
     reg = state.registry
     res, ns, name, subr = t.resource, t.namespace, t.name, t.subresource
-    dry_run = bool(q.get("dryRun"))
-    if method == "GET":
-        if watch:
-            from kubesched.cluster.apiserver.watchhttp import watch_response
-
-            return await watch_response(request, state, t)
-        if name is None:
-            lst = await run_in_threadpool(reg.list, res, ns, label_selector=q.get("labelSelector", ""),
-                                          field_selector=q.get("fieldSelector", ""), limit=_int(q, "limit") or 0,
-                                          continue_=q.get("continue", ""))
-            return _maybe_table(request, state, res, lst["items"], lst["metadata"], lst)
-        if subr == "scale":
-            return json_response(await run_in_threadpool(sub.get_scale, reg, res, ns or "", name))
-        obj = await run_in_threadpool(reg.get, res, ns, name)
-        return _maybe_table(request, state, res, [obj], {"resourceVersion": obj["metadata"].get("resourceVersion")},
-                            obj)
-    if method == "DELETE":
-        options = await _delete_options(request, state)
-        if name is None:
-            if res.plural == "namespaces":
-                raise E.method_not_allowed()
-            out = await run_in_threadpool(reg.delete_collection, res, ns, label_selector=q.get("labelSelector", ""),
-                                          field_selector=q.get("fieldSelector", ""), options=options)
-            return json_response(out)
-        obj, _removed = await run_in_threadpool(reg.delete, res, ns, name, options)
-        return json_response(obj)
-    body = decode_body(await read_body(request, state.config.max_body_bytes, state.config.body_timeout),
-                       request.headers.get("content-type", "application/json"))
     if method == "POST":
         if name is None:
             obj = await run_in_threadpool(lambda: reg.create(res, ns, body, dry_run=dry_run))
             return json_response(obj, 201)
-        if subr == "binding" and res.plural == "pods":
-            return json_response(await run_in_threadpool(sub.bind, reg, ns or "", name, body), 201)
-        if subr == "eviction" and res.plural == "pods":
-            return json_response(await run_in_threadpool(sub.evict, reg, ns or "", name, body), 201)
-        raise E.method_not_allowed()
-    if name is None or subr not in ("", "status", "scale"):
-        raise E.method_not_allowed()
-    if method == "PUT":
-        if subr == "scale":
-            return json_response(await run_in_threadpool(sub.update_scale, reg, res, ns or "", name, body))
+        if subr == "binding":
+            return json_response(await run_in_threadpool(sub.bind, reg, ns or "", name, body, dry_run), 201)
+        return json_response(await run_in_threadpool(sub.evict, reg, ns or "", name, body, dry_run), 201)
+    assert name is not None
+    ct = request.headers.get("content-type", "") if method == "PATCH" else None
+    if subr == "scale":
+        return json_response(await run_in_threadpool(sub.update_scale, reg, res, ns or "", name, body, ct, dry_run))
+    if ct is None:
         obj = await run_in_threadpool(lambda: reg.update(res, ns, name, body, subresource=subr, dry_run=dry_run))
-        return json_response(obj)
-    if method == "PATCH":
-        ct = request.headers.get("content-type", "")
-        if subr == "scale":
-            return json_response(await run_in_threadpool(sub.update_scale, reg, res, ns or "", name, body, ct))
+    else:
         obj = await run_in_threadpool(lambda: reg.patch(res, ns, name, ct, body, subresource=subr,
                                                         dry_run=dry_run))
-        return json_response(obj)
-    raise E.method_not_allowed()
+    return json_response(obj)
 
 
-async def _delete_options(request: Request, state: "ApiServerState") -> dict[str, Any]:
-    q = request.query_params
-    options: dict[str, Any] = {}
+async def _read(request: Request, state: "ApiServerState", t: Target, watch: bool) -> Response:
+    q, reg = request.query_params, state.registry
+    res, ns, name = t.resource, t.namespace, t.name
+    if watch:
+        from kubesched.cluster.apiserver.watchhttp import watch_response
+
+        return await watch_response(request, state, t)
+    if name is None:
+        await opts.wait_fresh(reg.store, opts.requested_rv(q.get("resourceVersion")))
+        lst = await run_in_threadpool(reg.list, res, ns, label_selector=q.get("labelSelector", ""),
+                                      field_selector=q.get("fieldSelector", ""), limit=_int(q, "limit") or 0,
+                                      continue_=q.get("continue", ""))
+        return _maybe_table(request, state, res, lst["items"], lst["metadata"], lst)
+    if t.subresource == "scale":
+        return json_response(await run_in_threadpool(sub.get_scale, reg, res, ns or "", name))
+    obj = await run_in_threadpool(reg.get, res, ns, name)
+    return _maybe_table(request, state, res, [obj], {"resourceVersion": obj["metadata"].get("resourceVersion")},
+                        obj)
+
+
+async def _delete(request: Request, state: "ApiServerState", t: Target) -> Response:
+    q, reg = request.query_params, state.registry
     raw = await read_body(request, state.config.max_body_bytes, state.config.body_timeout)
-    if raw.strip():
-        body = decode_body(raw, request.headers.get("content-type", "application/json"))
-        if not isinstance(body, dict):
-            raise E.bad_request("the body of a delete request must be a DeleteOptions object")
-        options.update(body)
-    grace = _int(q, "gracePeriodSeconds")
-    if grace is not None:
-        options["gracePeriodSeconds"] = grace
-    if q.get("propagationPolicy"):
-        options["propagationPolicy"] = q["propagationPolicy"]
-    if q.get("dryRun"):
-        options["dryRun"] = [q["dryRun"]]
-    policy = options.get("propagationPolicy")
-    if policy not in (None, "Orphan", "Background", "Foreground"):
-        raise E.invalid("DeleteOptions", "", "", [("FieldValueNotSupported", "propagationPolicy",
-                                                   f'Unsupported value: "{policy}": supported values: '
-                                                   '"Foreground", "Background", "Orphan"')])
-    return options
+    body = await _decode(raw, request) if raw.strip() else None
+    options = opts.delete_options(body, q)
+    if t.name is None:
+        out = await run_in_threadpool(reg.delete_collection, t.resource, t.namespace,
+                                      label_selector=q.get("labelSelector", ""),
+                                      field_selector=q.get("fieldSelector", ""), options=options)
+        return json_response(out)
+    obj, _removed = await run_in_threadpool(reg.delete, t.resource, t.namespace, t.name, options)
+    return json_response(obj)
+
+
+async def _body(request: Request, state: "ApiServerState") -> Any:
+    raw = await read_body(request, state.config.max_body_bytes, state.config.body_timeout)
+    return await _decode(raw, request)
+
+
+async def _decode(raw: bytes, request: Request) -> Any:
+    """The decoded body; large ones are decoded off the event loop."""
+    ct = request.headers.get("content-type", "application/json")
+    if len(raw) < 64 * 1024:
+        return decode_body(raw, ct)
+    return await run_in_threadpool(decode_body, raw, ct)
 
 
 def wants_table(request: Request) -> bool:
@@ -282,6 +237,8 @@ async def api_endpoint(request: Request) -> Response:
     try:
         target = parse_target(state, parts, request.headers.get("accept", ""))
         if isinstance(target, Response):
+            if request.method not in ("GET", "HEAD"):  # discovery documents are read-only
+                raise E.method_not_allowed()
             return target
         return await handle(request, state, target)
     except E.ApiError as exc:

@@ -12,11 +12,12 @@
   the scheduler's client); they are started after the API is ready and stopped before the
   store closes.
 
-uvicorn's limits protect the server from misbehaving clients: at most
-``limit_concurrency`` connections and tasks (503 beyond), 64 KiB of request headers,
-which must arrive within 32 s (:mod:`.httpproto`), idle keep-alive connections closed
-after 30 s; request bodies are bounded in size and
-time by the handlers. Shutdown (SIGINT/SIGTERM, or :meth:`ApiServer.stop`) ends open
+Limits protect the server from misbehaving clients: requests in flight are bounded per
+kind, read-only, mutating and watches each on its own (429 + Retry-After beyond,
+:mod:`.limits`); uvicorn bounds connections (open watches, requests in flight and
+:data:`IDLE_CONNECTIONS` idle keep-alive ones; 503 beyond), 64 KiB of request headers,
+which must arrive within 32 s (:mod:`.httpproto`), and closes idle keep-alive connections
+after 30 s; request bodies are bounded in size and time by the handlers. Shutdown (SIGINT/SIGTERM, or :meth:`ApiServer.stop`) ends open
 watches at once, then waits up to 5 s for requests in flight.
 """
 
@@ -38,11 +39,14 @@ from kubesched.cluster.apiserver.auth import ensure_token_file
 from kubesched.cluster.apiserver.deletion import reap
 from kubesched.cluster.apiserver.httpproto import READ_HEADER_TIMEOUT, listen, with_header_timeout
 from kubesched.cluster.apiserver.kubeconfig import write_kubeconfig
+from kubesched.cluster.apiserver.limits import DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES
 from kubesched.cluster.apiserver.registry import Registry
 from kubesched.cluster.apiserver.tls import TlsFiles, ensure_certificates
 from kubesched.cluster.store import DEFAULT_HISTORY, Store
 
 log = logging.getLogger(__name__)
+
+IDLE_CONNECTIONS = 1000  # connections beyond those of requests and watches (kept-alive clients)
 
 
 class Component(Protocol):
@@ -68,7 +72,9 @@ class ServeOptions:
     bookmark_interval: float = 60.0
     min_request_timeout: float = 1800.0
     max_body_bytes: int = DEFAULT_MAX_BODY
-    limit_concurrency: int = 1000
+    max_requests_inflight: int = DEFAULT_MAX_READONLY
+    max_mutating_requests_inflight: int = DEFAULT_MAX_MUTATING
+    max_watches: int = DEFAULT_MAX_WATCHES
     reap_interval: float = 0.5
     autoprovision_namespaces: bool = True
     header_timeout: float = READ_HEADER_TIMEOUT  # seconds a client has to send a request head
@@ -112,10 +118,13 @@ class ApiServer:
         self.app, self.state = build_app(self.registry, ApiConfig(
             server_address=address, max_body_bytes=opts.max_body_bytes,
             bookmark_interval=opts.bookmark_interval, min_request_timeout=opts.min_request_timeout,
-            tokens=tokens))
+            tokens=tokens, max_readonly=opts.max_requests_inflight, max_mutating=opts.max_mutating_requests_inflight,
+            max_watches=opts.max_watches))
+        connections = (opts.max_requests_inflight + opts.max_mutating_requests_inflight + opts.max_watches
+                       + IDLE_CONNECTIONS)
         config = uvicorn.Config(
             self.app, http=with_header_timeout(opts.header_timeout), loop="asyncio", lifespan="off", access_log=False, log_level="warning",
-            limit_concurrency=opts.limit_concurrency, timeout_keep_alive=30, timeout_graceful_shutdown=5,
+            limit_concurrency=connections, backlog=2048, timeout_keep_alive=30, timeout_graceful_shutdown=5,
             h11_max_incomplete_event_size=64 * 1024, server_header=False,
             ssl_certfile=str(self.tls.cert) if self.tls else None,
             ssl_keyfile=str(self.tls.key) if self.tls else None)
