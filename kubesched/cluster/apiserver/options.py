@@ -22,6 +22,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from kubesched.cluster.apiserver import errors as E
+from kubesched.cluster.apiserver.shapes import json_type as _json_type
 from kubesched.cluster.store import Store
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ _DELETE_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
 
 
 def _wrong_type(field: str, value: Any, go_type: str) -> E.ApiError:
-    got = {dict: "object", list: "array", str: "string", bool: "bool"}.get(type(value), "number")
+    got = _json_type(value)
     return E.bad_request(f"json: cannot unmarshal {got} into Go struct field DeleteOptions.{field} of type {go_type}")
 
 

@@ -31,7 +31,7 @@ from typing import Any
 from kubesched.api.defaults import generate_name
 from kubesched.api.errors import DecodeError
 from kubesched.api.objects import PriorityClass
-from kubesched.cluster.apiserver import errors as E
+from kubesched.cluster.apiserver import errors as E, shapes
 from kubesched.cluster.apiserver.appsstrategy import DeploymentStrategy, ReplicaSetStrategy
 from kubesched.cluster.apiserver.podstrategy import NodeStrategy, PodStrategy
 from kubesched.cluster.apiserver.resources import TABLE, Resource, ResourceTable
@@ -134,6 +134,7 @@ class Registry:
         if api and api != res.api_version:
             raise E.bad_request(f"the API version in the data ({api}) does not match the expected "
                                 f"API version ({res.api_version})")
+        shapes.check(res.kind, api or res.api_version, obj)
         obj = copy.deepcopy(obj)
         obj["kind"], obj["apiVersion"] = res.kind, res.api_version
         meta = obj.get("metadata")
@@ -162,12 +163,15 @@ class Registry:
     def _validate(self, res: Resource, strategy: Strategy, obj: dict[str, Any], ctx: Context,
                   old: dict[str, Any] | None = None) -> None:
         causes = validate_metadata(obj, strategy.name_rule, namespaced=res.namespaced) if old is None else []
-        if not causes:
-            causes += strategy.validate(obj, ctx)
-        if old is not None and not causes:
-            causes += strategy.validate_update(obj, old, ctx)
+        name = str((obj.get("metadata") or {}).get("name") or "")
+        try:
+            if not causes:
+                causes += strategy.validate(obj, ctx)
+            if old is not None and not causes:
+                causes += strategy.validate_update(obj, old, ctx)
+        except Admission as exc:  # an admission plugin's refusal found while validating: 403
+            raise E.forbidden(res.plural, res.group, name, exc.message) from None
         if causes:
-            name = str((obj.get("metadata") or {}).get("name") or "")
             raise E.invalid(res.kind, res.group, name, causes)
 
     # -- reads ----------------------------------------------------------------------------
@@ -317,7 +321,10 @@ class Registry:
 
         def fn(cur: dict[str, Any], tx: Txn) -> dict[str, Any] | None:
             new = change(cur)
-            new = strategy.prepare_update(new, cur, subresource)
+            try:
+                new = strategy.prepare_update(new, cur, subresource)
+            except DecodeError as exc:
+                raise E.invalid(res.kind, res.group, name, [decode_cause(exc, new)]) from None
             self._keep_immutable_meta(res, new, cur)
             if subresource == "" and strategy.tracks_generation and strategy.bumps_generation(new, cur):
                 new["metadata"]["generation"] = int(cur["metadata"].get("generation") or 1) + 1

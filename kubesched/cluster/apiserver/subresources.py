@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from kubesched.api.errors import DecodeError
 from kubesched.api.objects import PodDisruptionBudget
 from kubesched.cluster.apiserver import errors as E
+from kubesched.cluster.apiserver.shapes import json_type as _json_type
 from kubesched.cluster.apiserver.appsstrategy import WorkloadStrategy
 from kubesched.cluster.apiserver.deletion import delete_in_txn, write_update
 from kubesched.cluster.apiserver.options import delete_options
@@ -51,7 +52,7 @@ def _typed(body: dict[str, Any], field: str, want: type, kind: str, go_type: str
     value = body.get(field)
     if value is None or (isinstance(value, want) and not (want is int and isinstance(value, bool))):
         return value
-    got = {dict: "object", list: "array", str: "string", bool: "bool"}.get(type(value), "number")
+    got = _json_type(value)
     raise E.bad_request(f"{kind} in version \"v1\" cannot be handled as a {kind}: json: cannot unmarshal {got} "
                         f"into Go struct field {kind}.{field} of type {go_type}")
 
