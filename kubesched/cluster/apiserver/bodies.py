@@ -136,7 +136,13 @@ def decode_json(raw: bytes) -> Any:
 
 # -- YAML ---------------------------------------------------------------------------------
 class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader without the timestamp resolver (timestamps stay strings)."""
+    """PyYAML's safe loader without the timestamp resolver (timestamps stay strings), whose
+    maps have string keys from the start (``1`` and ``true`` are two keys, as in Go)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        self.flatten_mapping(node)
+        return {_key(self.construct_object(k, deep=deep)): self.construct_object(v, deep=deep)
+                for k, v in node.value}
 
 
 _Loader.yaml_implicit_resolvers = {
