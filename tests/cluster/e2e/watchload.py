@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 import tempfile
 import time
@@ -55,6 +56,11 @@ def rss_bytes(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def settle_rss(pid: int, seconds: float = 2.0) -> int:
     time.sleep(seconds)
     return rss_bytes(pid)
@@ -88,15 +94,20 @@ def main() -> int:
                     code, _body = await asyncio.to_thread(server.request, "GET", "/api/v1/namespaces/default/pods")
                     ok += code == 200
                 after = await asyncio.to_thread(settle_rss, server.proc.pid)  # type: ignore[union-attr]
+                cpu0 = cpu_seconds(server.proc.pid)  # type: ignore[union-attr]
+                await asyncio.sleep(10)
+                idle_cpu[0] = cpu_seconds(server.proc.pid) - cpu0  # type: ignore[union-attr]
                 await watches.close()
                 return ok, after, opened
 
+            idle_cpu = [0.0]
             ok, after, opened = asyncio.run(run())
             got200 = sum(1 for s in watches.statuses if s == 200)
             print(f"watches: {args.watches} opened in {opened:.1f}s, {got200} answered 200; "
                   f"ordinary requests meanwhile: {ok}/20 succeeded")
             print(f"RSS before {before / 2**20:.1f} MiB, with the watches open {after / 2**20:.1f} MiB: "
-                  f"{(after - before) / args.watches / 1024:.1f} KiB per idle watch")
+                  f"{(after - before) / args.watches / 1024:.1f} KiB per idle watch; "
+                  f"server CPU over 10 s with them idle: {idle_cpu[0]:.2f} s")
         finally:
             server.stop_if_running()
     return 0
