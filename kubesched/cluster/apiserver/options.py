@@ -19,6 +19,7 @@ before any object is touched.
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import TYPE_CHECKING, Any
 
 from kubesched.cluster.apiserver import errors as E
@@ -56,9 +57,9 @@ def dry_run(values: list[str], method: str) -> bool:
     if not values:
         return False
     if any(v != "All" for v in values):
-        shown = ",".join(f'"{v}"' for v in values)
+        shown = ", ".join(json.dumps(v) for v in values)  # Go's %#v of a []string
         raise E.invalid_options(_OPTIONS_KIND.get(method, "CreateOptions"), "dryRun",
-                                f'Unsupported value: [{shown}]: supported values: "All"')
+                                f'Unsupported value: []string{{{shown}}}: supported values: "All"')
     return True
 
 

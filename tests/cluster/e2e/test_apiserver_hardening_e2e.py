@@ -9,7 +9,8 @@ Expected answers, and where they come from upstream:
   ``apiserver/pkg/endpoints/installer.go`` registers (``/api/v1/pods`` across namespaces:
   list and watch only);
 * ``dryRun``: ``apimachinery/pkg/apis/meta/v1/validation.ValidateDryRun`` through the
-  create handler's ``NewInvalid(CreateOptions.meta.k8s.io)``;
+  create handler's ``NewInvalid(CreateOptions.meta.k8s.io)`` (a 422), the bad value
+  printed by ``field.Error.ErrorBody`` as Go's ``%#v`` of a ``[]string``;
 * a list from a future resourceVersion: ``storage.NewTooLargeResourceVersionError`` after
   the watch cache's 3 s ``blockTimeout``, retry after 1 s (``cacher/watch_cache.go``); a
   streaming list (``sendInitialEvents``) gets the same Status as an ERROR event
@@ -100,7 +101,7 @@ def test_dry_run_accepts_only_all(server: Server, pod: str, method: str, path: s
     ct = "application/merge-patch+json" if method == "PATCH" else "application/json"
     code, _, status = call(server, method, path, body if method != "DELETE" else None, ct)
     value = path.rsplit("=", 1)[1]
-    message = f'Unsupported value: ["{value}"]: supported values: "All"'
+    message = f'Unsupported value: []string{{"{value}"}}: supported values: "All"'
     assert code == 422 and is_status(status, 422, "Invalid"), status
     assert status["message"] == f'{kind}.meta.k8s.io "" is invalid: dryRun: {message}'
     assert status["details"]["causes"] == [{"reason": "FieldValueNotSupported", "message": message, "field": "dryRun"}]
