@@ -222,7 +222,8 @@ QUERY = st.lists(st.sampled_from([
     "resourceVersionMatch=Bogus", "limit=1", "limit=-1", "limit=x", "continue=abc", "continue=eyJ2IjoxfQ",
     "labelSelector=a%20in%20(b", "labelSelector=a!%3D", "labelSelector=app%3Da", "fieldSelector=spec.nodeName%3D",
     "fieldSelector=status.phase!%3DRunning", "fieldSelector=nope%3D1", "fieldSelector=%3D%3D%3D",
-    "gracePeriodSeconds=-1", "gracePeriodSeconds=99999999999999", "gracePeriodSeconds=x",
+    "gracePeriodSeconds=-1", "gracePeriodSeconds=99999999999999", "gracePeriodSeconds=9223372036854775807",
+    "gracePeriodSeconds=x",
     "propagationPolicy=Bogus", "propagationPolicy=Foreground", "includeObject=Object", "includeObject=Bogus",
     "watch=true", "watch=1", "timeoutSeconds=x", "allowWatchBookmarks=true", "sendInitialEvents=true",
     "fieldManager=x", "force=true", "pretty=true"]), max_size=3, unique=True)

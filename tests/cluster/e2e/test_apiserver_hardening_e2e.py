@@ -197,3 +197,13 @@ def test_plain_json_values_within_bounds_are_kept(server: Server) -> None:
     yaml_body = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: when\n  annotations:\n    at: 2020-01-01\n"
     assert call(server, "POST", f"{NS}/configmaps", yaml_body, "application/yaml")[0] == 201
     assert server.request("GET", f"{NS}/configmaps/when")[1]["metadata"]["annotations"] == {"at": "2020-01-01"}
+
+
+def test_a_grace_period_beyond_any_date_is_capped(server: Server) -> None:
+    """Go wraps now + grace*1s in int64 nanoseconds; we cap the period at 2**31-1 s."""
+    bound = pod_manifest("forever")
+    bound["spec"]["nodeName"] = "node-01"
+    assert server.request("POST", f"{NS}/pods", bound)[0] == 201
+    code, _, body = call(server, "DELETE", f"{NS}/pods/forever?gracePeriodSeconds=9223372036854775807")
+    assert code == 200 and body["metadata"]["deletionGracePeriodSeconds"] == 2**31 - 1, body
+    assert server.request("DELETE", f"{NS}/pods/forever?gracePeriodSeconds=0")[0] == 200
