@@ -6,13 +6,14 @@ GET (get, list, ``watch=true``), POST (create, ``binding``, ``eviction``), PUT (
 PATCH (three patch types), DELETE (delete, deletecollection). Registry calls are blocking
 (SQLite), so they run in the thread pool and a slow write never stalls the event loop.
 
-Bodies are read with a size limit (413) and a time limit (408), decoded as JSON (or
-YAML) with a 400 for malformed input; every error is a Kubernetes ``Status``.
+Before anything is read, :mod:`.options` checks that the path serves the method (405)
+and the request's options (``dryRun``, DeleteOptions, a list's resourceVersion). Bodies
+are read and decoded by :mod:`.bodies` (413, 408, 400 for malformed input); every error
+is a Kubernetes ``Status``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Mapping, Sequence
