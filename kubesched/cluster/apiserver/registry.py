@@ -134,7 +134,7 @@ class Registry:
         if api and api != res.api_version:
             raise E.bad_request(f"the API version in the data ({api}) does not match the expected "
                                 f"API version ({res.api_version})")
-        shapes.check(res.kind, api or res.api_version, obj)
+        shapes.check(res.kind, res.version, obj)
         obj = copy.deepcopy(obj)
         obj["kind"], obj["apiVersion"] = res.kind, res.api_version
         meta = obj.get("metadata")

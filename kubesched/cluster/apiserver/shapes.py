@@ -103,7 +103,7 @@ def _fits(value: Any, schema: Schema) -> bool:
     return isinstance(value, schema)
 
 
-def check(kind: str, api_version: str, obj: dict[str, Any]) -> None:
+def check(kind: str, version: str, obj: dict[str, Any]) -> None:
     """400, naming the field, if a field this server reads has the wrong JSON type."""
     schema = {"apiVersion": str, "kind": str, "metadata": OBJECT_META, "spec": dict, "status": dict,
               **KINDS.get(kind, {})}
@@ -113,7 +113,7 @@ def check(kind: str, api_version: str, obj: dict[str, Any]) -> None:
         if value is None:
             continue  # null is every type's zero value
         if not _fits(value, sch):
-            raise E.bad_request(f'{kind} in version "{api_version}" cannot be handled as a {kind}: json: cannot '
+            raise E.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: json: cannot '
                                 f"unmarshal {json_type(value)} into Go struct field {where} of type {_want(sch)}")
         if isinstance(sch, list):
             stack.extend((v, sch[0], f"{where}[{i}]") for i, v in enumerate(value))
