@@ -6,9 +6,12 @@ long-running requests and answers 429 + Retry-After 1 beyond ``--max-requests-in
 from __future__ import annotations
 
 import asyncio
+import json
+import socket
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from serve_harness import API_ONLY, Server, eventually
@@ -86,3 +89,26 @@ def test_requests_beyond_max_requests_inflight_get_429(spawn: Callable[..., Serv
     assert is_status(body, 429, "TooManyRequests") and headers["retry-after"] == "1"
     assert body["message"] == "Too many requests, please try again later."
     assert call(server, "GET", "/api/v1/nodes")[0] == 200
+
+
+def test_writes_have_their_own_limit(spawn: Callable[..., Server]) -> None:
+    """A write whose body is still arriving holds its seat (the limit is taken when the
+    request head is read, as kube-apiserver's filter runs before the handler reads the body)."""
+    server = spawn(*API_ONLY, "--max-mutating-requests-inflight", "1")
+    host, port = address(server)
+    slow = socket.create_connection((host, port))
+    try:
+        slow.sendall(b"POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\n"
+                     b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+        body = json.dumps({"metadata": {"generateName": "second-"}}).encode()
+
+        def second_write_refused() -> tuple[int, dict[str, str], Any] | None:
+            answer = call(server, "POST", "/api/v1/namespaces/default/configmaps", body)
+            return answer if answer[0] == 429 else None
+
+        code, headers, status = eventually(second_write_refused, timeout=20, interval=0.1)
+        assert is_status(status, 429, "TooManyRequests") and headers["retry-after"] == "1"
+        assert server.request("GET", "/api/v1/namespaces/default/configmaps")[0] == 200  # reads unaffected
+    finally:
+        slow.close()
+    eventually(lambda: call(server, "POST", "/api/v1/namespaces/default/configmaps", body)[0] == 201, timeout=20)
