@@ -96,11 +96,11 @@ def test_writes_have_their_own_limit(spawn: Callable[..., Server]) -> None:
     request head is read, as kube-apiserver's filter runs before the handler reads the body)."""
     server = spawn(*API_ONLY, "--max-mutating-requests-inflight", "1")
     host, port = address(server)
+    body = json.dumps({"metadata": {"generateName": "second-"}}).encode()
     slow = socket.create_connection((host, port))
     try:
         slow.sendall(b"POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\n"
                      b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
-        body = json.dumps({"metadata": {"generateName": "second-"}}).encode()
 
         def second_write_refused() -> tuple[int, dict[str, str], Any] | None:
             answer = call(server, "POST", "/api/v1/namespaces/default/configmaps", body)
