@@ -124,11 +124,16 @@ def too_large_resource_version(requested: int, current: int, retry_after: int = 
                     details)
 
 
-def invalid_options(kind: str, field: str, message: str, reason: str = "FieldValueNotSupported") -> ApiError:
-    """A bad query option (``CreateOptions.meta.k8s.io "" is invalid: dryRun: ...``)."""
-    return ApiError(422, "Invalid", f'{kind}.meta.k8s.io "" is invalid: {field}: {message}',
+def invalid_options(kind: str, field: str, message: str, reason: str = "FieldValueNotSupported",
+                    more: list[tuple[str, str, str]] | None = None) -> ApiError:
+    """Bad query options (``CreateOptions.meta.k8s.io "" is invalid: dryRun: ...``);
+    ``more``: further (reason, field, message) causes."""
+    causes = [(reason, field, message)] + (more or [])
+    joined = ", ".join(f"{f}: {m}" for _, f, m in causes)
+    return ApiError(422, "Invalid", f'{kind}.meta.k8s.io "" is invalid: '
+                    + (joined if len(causes) == 1 else f"[{joined}]"),
                     {"group": "meta.k8s.io", "kind": kind,
-                     "causes": [{"reason": reason, "message": message, "field": field}]})
+                     "causes": [{"reason": r, "message": m, "field": f} for r, f, m in causes]})
 
 
 def too_many_requests(message: str, causes: list[dict[str, str]] | None = None) -> ApiError:

@@ -171,6 +171,8 @@ async def handle(request: Request, state: "ApiServerState", t: Target) -> Respon
 async def _read(request: Request, state: "ApiServerState", t: Target, watch: bool) -> Response:
     q, reg = request.query_params, state.registry
     res, ns, name = t.resource, t.namespace, t.name
+    if name is None:
+        opts.check_list_options(q, watch)
     if watch:
         from kubesched.cluster.apiserver.watchhttp import watch_response
 

@@ -11,6 +11,10 @@ before any object is touched.
   a 422 on ``CreateOptions``/``UpdateOptions``/``PatchOptions``/``DeleteOptions``.
 * **DeleteOptions** bodies are typed upstream: a field of the wrong JSON type is a 400
   naming it, as Go's decoder names it.
+* **ListOptions** (``apis/meta/internalversion/validation.ValidateListOptions``): a
+  ``resourceVersionMatch`` needs a ``resourceVersion`` and no ``continue``; a watch takes
+  it only with ``sendInitialEvents``, which in turn needs ``NotOlderThan``; a list takes
+  no ``sendInitialEvents``. Anything else is a 422 on ``ListOptions``.
 * **resourceVersion of a list**: a list must be at least as fresh as the resourceVersion
   it names. The watch cache waits up to 3 s (``blockTimeout``) for a revision it has not
   seen, then answers 504 ``Too large resource version`` (retry after 1 s).
@@ -121,6 +125,52 @@ def _query_options(options: dict[str, Any], query: Any) -> None:
         options["propagationPolicy"] = query["propagationPolicy"]
     if query.getlist("dryRun"):
         options["dryRun"] = query.getlist("dryRun")
+
+
+def _forbidden(field: str, detail: str) -> tuple[str, str, str]:
+    return ("FieldValueForbidden", field, f"Forbidden: {detail}")
+
+
+def _unsupported(value: str, supported: tuple[str, ...]) -> tuple[str, str, str]:
+    shown = ", ".join(json.dumps(v) for v in supported)
+    return ("FieldValueNotSupported", "resourceVersionMatch",
+            f"Unsupported value: {json.dumps(value)}: supported values: {shown}")
+
+
+def check_list_options(query: Any, watch: bool) -> None:
+    """422 for the combinations of list/watch options kube-apiserver refuses."""
+    match, rv = query.get("resourceVersionMatch") or "", query.get("resourceVersion") or ""
+    initial, cont = query.get("sendInitialEvents"), query.get("continue") or ""
+    errs: list[tuple[str, str, str]] = []
+    if watch:
+        if initial is not None and match != "NotOlderThan":
+            errs.append(_forbidden("resourceVersionMatch",
+                                   "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+        if match:
+            if initial is None:
+                errs.append(_forbidden("resourceVersionMatch",
+                                       "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+            if match != "NotOlderThan":
+                errs.append(_unsupported(match, ("NotOlderThan",)))
+            if cont:
+                errs.append(_forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+    else:
+        if match:
+            if not rv:
+                errs.append(_forbidden("resourceVersionMatch",
+                                       "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+            if cont:
+                errs.append(_forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+            if match not in ("Exact", "NotOlderThan"):
+                errs.append(_unsupported(match, ("Exact", "NotOlderThan", "")))
+            if match == "Exact" and rv == "0":
+                errs.append(_forbidden("resourceVersionMatch",
+                                       'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
+        if initial is not None:
+            errs.append(_forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
+    if errs:
+        (reason, field, message), more = errs[0], errs[1:]
+        raise E.invalid_options("ListOptions", field, message, reason, more)
 
 
 def requested_rv(value: str | None) -> int:

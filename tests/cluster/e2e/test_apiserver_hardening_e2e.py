@@ -207,3 +207,27 @@ def test_a_grace_period_beyond_any_date_is_capped(server: Server) -> None:
     code, _, body = call(server, "DELETE", f"{NS}/pods/forever?gracePeriodSeconds=9223372036854775807")
     assert code == 200 and body["metadata"]["deletionGracePeriodSeconds"] == 2**31 - 1, body
     assert server.request("DELETE", f"{NS}/pods/forever?gracePeriodSeconds=0")[0] == 200
+
+
+@pytest.mark.parametrize("query,field,message", [
+    ("resourceVersionMatch=Exact", "resourceVersionMatch",
+     "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"),
+    ("resourceVersion=1&resourceVersionMatch=Bogus", "resourceVersionMatch",
+     'Unsupported value: "Bogus": supported values: "Exact", "NotOlderThan", ""'),
+    ("resourceVersion=0&resourceVersionMatch=Exact", "resourceVersionMatch",
+     'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
+    ("sendInitialEvents=true", "sendInitialEvents", "Forbidden: sendInitialEvents is forbidden for list"),
+    ("watch=true&sendInitialEvents=true", "resourceVersionMatch",
+     "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"),
+    ("watch=true&resourceVersionMatch=NotOlderThan", "resourceVersionMatch",
+     "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"),
+], ids=["match-without-rv", "match-bogus", "exact-rv-0", "list-initial-events", "watch-initial-without-match",
+        "watch-match-without-initial"])
+def test_list_options_as_validate_list_options(server: Server, query: str, field: str, message: str) -> None:
+    """apimachinery/pkg/apis/meta/internalversion/validation.ValidateListOptions, through the
+    list handler's NewInvalid(ListOptions.meta.k8s.io)."""
+    code, _, body = call(server, "GET", f"{NS}/pods?{query}")
+    assert code == 422 and is_status(body, 422, "Invalid"), body
+    assert body["message"] == f'ListOptions.meta.k8s.io "" is invalid: {field}: {message}'
+    reason = "FieldValueForbidden" if message.startswith("Forbidden") else "FieldValueNotSupported"
+    assert body["details"]["causes"] == [{"reason": reason, "field": field, "message": message}]
