@@ -54,6 +54,7 @@ class ApiServerState:
     metrics: ApiMetrics
     stopping: threading.Event = field(default_factory=threading.Event)
     ready: threading.Event = field(default_factory=threading.Event)
+    watch_waker: object = None  # watchhttp's batched wake-ups, made on the serving loop
 
 
 class RequestMetrics:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -116,14 +117,10 @@ class WatchResponse(Response):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         w, loop = self.watch, asyncio.get_running_loop()
         wake = asyncio.Event()
-
-        def notify() -> None:
-            with contextlib.suppress(RuntimeError):  # the loop is closing
-                loop.call_soon_threadsafe(wake.set)
-
+        waker = _waker(w.state, loop)
         gone = loop.create_task(_disconnected(receive))
         gone.add_done_callback(lambda _: wake.set())
-        w.stream.set_notify(notify)
+        w.stream.set_notify(lambda: waker.wake(wake))
         gauge = w.state.metrics.longrunning.labels("WATCH", w.target.resource.group, w.target.resource.version,
                                                    w.target.resource.plural, "",
                                                    "namespace" if w.target.namespace else "cluster", "apiserver")
@@ -140,6 +137,42 @@ class WatchResponse(Response):
             w.stream.set_notify(None)
             w.stream.close()
             gauge.dec()
+
+
+class _Waker:
+    """Wakes watches from the store's writer thread with one ``call_soon_threadsafe`` per
+    batch, not one per watch: a commit seen by two thousand watches costs the writer (which
+    holds the store's lock while it publishes) one self-pipe write, not two thousand."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self._lock = threading.Lock()
+        self._pending: list[asyncio.Event] = []
+
+    def wake(self, event: asyncio.Event) -> None:
+        with self._lock:
+            self._pending.append(event)
+            if len(self._pending) > 1:
+                return  # a flush is already scheduled
+        try:
+            self.loop.call_soon_threadsafe(self._flush)
+        except RuntimeError:  # the loop is closed: nothing is waiting any more
+            with self._lock:
+                self._pending.clear()
+
+    def _flush(self) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, []
+        for event in pending:
+            event.set()
+
+
+def _waker(state: "ApiServerState", loop: asyncio.AbstractEventLoop) -> _Waker:
+    waker = getattr(state, "watch_waker", None)
+    if not isinstance(waker, _Waker) or waker.loop is not loop:
+        waker = _Waker(loop)
+        state.watch_waker = waker
+    return waker
 
 
 async def _disconnected(receive: Receive) -> None:
