@@ -187,24 +187,32 @@ async def _pump(w: _Watch, wake: asyncio.Event, gone: "asyncio.Task[None]", send
     next_bookmark = loop.time() + interval
     res = w.target.resource
     counter = w.state.metrics.watch_events.labels(res.group, res.version, res.kind)
-    while True:
-        wake.clear()
-        items = w.stream.poll()
-        if items:
-            tab = None if w.table is None else (w.table[0], w.state.registry.clock())
-            counter.inc(len(items))
-            await send({"type": "http.response.body", "body": b"".join(_encode(i, tab, w.target) for i in items),
-                        "more_body": True})
-        if gone.done() or w.stream.closed or w.state.stopping.is_set():
-            return
-        now = loop.time()
-        if now >= deadline:
-            return
-        if w.bookmarks and now >= next_bookmark:
-            await send({"type": "http.response.body", "body": _encode(w.stream.bookmark(), None, w.target),
-                        "more_body": True})
-            next_bookmark = now + interval
-        wait_until = min(deadline, next_bookmark) if w.bookmarks else deadline
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(max(0.005, wait_until - now)):
-                await wake.wait()
+    timer: asyncio.TimerHandle | None = None  # one timer for the next deadline or bookmark,
+    timer_at = -1.0                           # re-armed only when that time changes
+    try:
+        while True:
+            wake.clear()
+            items = w.stream.poll()
+            if items:
+                tab = None if w.table is None else (w.table[0], w.state.registry.clock())
+                counter.inc(len(items))
+                await send({"type": "http.response.body",
+                            "body": b"".join(_encode(i, tab, w.target) for i in items), "more_body": True})
+            if gone.done() or w.stream.closed or w.state.stopping.is_set():
+                return
+            now = loop.time()
+            if now >= deadline:
+                return
+            if w.bookmarks and now >= next_bookmark:
+                await send({"type": "http.response.body", "body": _encode(w.stream.bookmark(), None, w.target),
+                            "more_body": True})
+                next_bookmark = now + interval
+            wait_until = min(deadline, next_bookmark) if w.bookmarks else deadline
+            if wait_until != timer_at:
+                if timer is not None:
+                    timer.cancel()
+                timer, timer_at = loop.call_at(wait_until, wake.set), wait_until
+            await wake.wait()
+    finally:
+        if timer is not None:
+            timer.cancel()
