@@ -8,12 +8,19 @@ and admitted as kube-apiserver would (:mod:`kubesched.api.defaults`) and parsed
 cannot yet schedule faithfully (volumes, DRA claims, RuntimeClasses), is an error: one
 line, ``FILE: KIND NAMESPACE/NAME: FIELD: message`` (``FILE: document N: ...`` before
 the object has a name), raised as :class:`DecodeError`.
+
+Values are type-checked against the kind's schema (:mod:`kubesched.api.schema`) before
+anything else reads them, with the messages kube-apiserver's JSON decoding gives. What
+``kubectl`` could not send as JSON is refused where it is read: non-finite numbers
+(``.inf``, ``NaN``), JSON nested too deeply; YAML-only values are read as ``kubectl``
+converts them (``!!binary`` as its text, ``!!set`` as a map of nulls).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -28,8 +35,9 @@ from kubesched.api.defaults import (
     validate_priority_class,
 )
 from kubesched.api.errors import DecodeError
-from kubesched.api.podgroup import PodGroup
 from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
+from kubesched.api.podgroup import PodGroup
+from kubesched.api.schema import check_object
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +81,39 @@ class _Loader(_BaseLoader):  # type: ignore[misc]
 _Loader.yaml_implicit_resolvers = {
     k: [r for r in v if r[0] != _TIMESTAMP] for k, v in _BaseLoader.yaml_implicit_resolvers.items()}
 _Loader.add_constructor(_TIMESTAMP, yaml.SafeLoader.construct_yaml_str)
+
+
+def _finite_float(loader: Any, node: Any) -> float:
+    value: float = yaml.SafeLoader.construct_yaml_float(loader, node)
+    if not math.isfinite(value):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{node.value} is not a JSON number (JSON has no Infinity or NaN)", node.start_mark)
+    return value
+
+
+def _binary_text(loader: Any, node: Any) -> str:
+    data: bytes = yaml.SafeLoader.construct_yaml_binary(loader, node)
+    return data.decode("utf-8", "replace")
+
+
+def _set_as_map(loader: Any, node: Any) -> dict[Any, None]:
+    return {loader.construct_object(k): None for k, _ in node.value}
+
+
+def _pairs_as_list(loader: Any, node: Any) -> list[Any]:
+    return [loader.construct_object(item, deep=True) for item in node.value]
+
+
+# What kubectl's YAML-to-JSON conversion makes of YAML-only values.
+_Loader.add_constructor("tag:yaml.org,2002:float", _finite_float)
+_Loader.add_constructor("tag:yaml.org,2002:binary", _binary_text)
+_Loader.add_constructor("tag:yaml.org,2002:set", _set_as_map)
+_Loader.add_constructor("tag:yaml.org,2002:omap", _pairs_as_list)
+_Loader.add_constructor("tag:yaml.org,2002:pairs", _pairs_as_list)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 @dataclass(slots=True)
@@ -206,10 +247,14 @@ def _read(path: str) -> Iterator[_Doc]:
         raise DecodeError(exc.strerror or str(exc), file=path) from None
     if path.endswith(".json"):
         try:
-            objects: Any = [json.loads(text)] if text.strip() else []
+            objects: Any = [json.loads(text, parse_constant=_no_constant)] if text.strip() else []
         except json.JSONDecodeError as exc:
             raise DecodeError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
                               file=path) from None
+        except ValueError as exc:  # NaN, Infinity
+            raise DecodeError(f"invalid JSON: {exc}", file=path) from None
+        except RecursionError:
+            raise DecodeError("invalid JSON: nested too deeply", file=path) from None
     else:
         objects = yaml.load_all(text, Loader=_Loader)
     n = 0
@@ -250,6 +295,13 @@ def _items(path: str, n: int, item: str, obj: Any) -> Iterator[_Doc]:
         return
     doc.raw = obj
     _check_kind(doc)
+    try:
+        check_object(obj)
+    except DecodeError as exc:
+        name = (obj.get("metadata") or {}).get("name")
+        if isinstance(name, str) and name and exc.field != "metadata.name":
+            raise exc.at(obj=describe(obj), file=path) from None
+        raise doc.error(exc.message, exc.field) from None
     yield doc
 
 

@@ -2,6 +2,7 @@
 
     KubeschedError                 (kubesched/errors root; every user-facing error derives from it)
     └── DecodeError                raised by kubesched.api.decode and the object constructors
+        ├── FieldTypeError         a value of the wrong JSON type (kubesched.api.schema)
         ├── QuantityError          a resource.Quantity string that upstream would reject
         └── SelectorError          a label selector / node selector that upstream would reject
 
@@ -45,6 +46,11 @@ class DecodeError(KubeschedError):
     def __str__(self) -> str:
         parts = [p for p in (self.file, self.obj, self.field) if p]
         return ": ".join(parts + [self.message])
+
+
+class FieldTypeError(DecodeError):
+    """A value of the wrong JSON type for its field, raised by :mod:`kubesched.api.schema`
+    with the message Go's JSON decoder writes (kube-apiserver answers it with 400)."""
 
 
 class QuantityError(DecodeError):
