@@ -83,12 +83,16 @@ _Loader.yaml_implicit_resolvers = {
 _Loader.add_constructor(_TIMESTAMP, yaml.SafeLoader.construct_yaml_str)
 
 
-def _finite_float(loader: Any, node: Any) -> float:
+def _finite_float(loader: Any, node: Any) -> float | str:
+    """``.inf``/``.nan`` cannot be sent as JSON; a float literal out of float64's range is
+    a string to kubectl's YAML parser (it fails ``strconv.ParseFloat``), so it is one here."""
     value: float = yaml.SafeLoader.construct_yaml_float(loader, node)
-    if not math.isfinite(value):
+    if math.isfinite(value):
+        return value
+    if "inf" in node.value.lower() or "nan" in node.value.lower():
         raise yaml.constructor.ConstructorError(
             None, None, f"{node.value} is not a JSON number (JSON has no Infinity or NaN)", node.start_mark)
-    return value
+    return str(node.value)
 
 
 def _binary_text(loader: Any, node: Any) -> str:
@@ -114,6 +118,14 @@ _Loader.add_constructor("tag:yaml.org,2002:pairs", _pairs_as_list)
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
+
+
+def _json_float(text: str) -> float:
+    """A JSON number as kubectl reads it (float64): one out of range is refused."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"json: cannot unmarshal number {text} into Go value of type float64")
+    return value
 
 
 @dataclass(slots=True)
@@ -247,7 +259,7 @@ def _read(path: str) -> Iterator[_Doc]:
         raise DecodeError(exc.strerror or str(exc), file=path) from None
     if path.endswith(".json"):
         try:
-            objects: Any = [json.loads(text, parse_constant=_no_constant)] if text.strip() else []
+            objects: Any = [json.loads(text, parse_constant=_no_constant, parse_float=_json_float)] if text.strip() else []
         except json.JSONDecodeError as exc:
             raise DecodeError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
                               file=path) from None
@@ -296,10 +308,12 @@ def _items(path: str, n: int, item: str, obj: Any) -> Iterator[_Doc]:
     doc.raw = obj
     _check_kind(doc)
     try:
-        check_object(obj)
+        doc.raw = check_object(obj)
     except DecodeError as exc:
-        name = (obj.get("metadata") or {}).get("name")
-        if isinstance(name, str) and name and exc.field != "metadata.name":
+        meta = obj.get("metadata") or {}
+        name, ns = meta.get("name"), meta.get("namespace")
+        if isinstance(name, str) and name and isinstance(ns, (str, type(None))) and \
+                not exc.field.startswith(("metadata.name", "metadata.namespace")):
             raise exc.at(obj=describe(obj), file=path) from None
         raise doc.error(exc.message, exc.field) from None
     yield doc

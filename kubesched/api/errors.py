@@ -13,6 +13,17 @@ quantities must match the regular expression ...`` and exit 2 without a tracebac
 
 from __future__ import annotations
 
+import re
+
+# Characters that would break the one-line message (or a terminal): shown escaped.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _escape(ch: re.Match[str]) -> str:
+    c = ch.group()
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(c)
+    return named or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+
 
 class KubeschedError(Exception):
     """Root of every error kubesched reports to a user (never shown as a traceback)."""
@@ -44,8 +55,9 @@ class DecodeError(KubeschedError):
         return self
 
     def __str__(self) -> str:
+        """One line: control characters from the input (names, keys, values) are escaped."""
         parts = [p for p in (self.file, self.obj, self.field) if p]
-        return ": ".join(parts + [self.message])
+        return _CONTROL.sub(_escape, ": ".join(parts + [self.message]))
 
 
 class FieldTypeError(DecodeError):

@@ -31,11 +31,14 @@ A schema mirrors the Go type, field by field, and is plain data::
   declared with no fields at all and is then only checked to be an object;
 * ``ListOf(elem)``, ``MapOf(elem)`` (map keys are always strings in JSON).
 
-``null`` is accepted everywhere (Go leaves the zero value). The first problem is raised as
+``null`` is accepted everywhere: Go leaves the zero value, so :func:`check` returns the
+object without the null fields it knows and with zero values for null list items and map
+values (``""``, ``0``, ``{}``), as kube-apiserver stores it. The first problem is raised as
 :class:`~kubesched.api.errors.FieldTypeError` (or :class:`~kubesched.api.errors.QuantityError`),
 with ``field`` the path with list indices and map keys (``spec.tolerations[0].value``) and
 the message Go's decoder writes (struct name and JSON field path, without indices). A
-successful check costs one pass over the fields the schema names and allocates nothing.
+successful check costs one pass over the fields the schema names and copies nothing
+unless a null had to go.
 """
 
 from __future__ import annotations
@@ -104,14 +107,17 @@ def json_kind(value: Any) -> str:
 
 
 class Node:
-    """One Go type. ``check`` returns when ``value`` (never None) decodes, else raises."""
+    """One Go type. ``check`` takes a value (never None) and returns it as decoding and
+    encoding again would give it back (the same object when nothing changes), or raises.
+    ``zero`` is what a ``null`` list element or map value decodes to."""
 
     __slots__ = ("go_type",)
+    zero: Any = None
 
     def __init__(self, go_type: str) -> None:
         self.go_type = go_type
 
-    def check(self, value: Any) -> None:
+    def check(self, value: Any) -> Any:
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -121,26 +127,30 @@ class Node:
 class _Any(Node):
     __slots__ = ()
 
-    def check(self, value: Any) -> None:
-        return None
+    def check(self, value: Any) -> Any:
+        return value
 
 
 class Str(Node):
     """A string, or a named string type (``Str("v1.TaintEffect")``)."""
 
     __slots__ = ()
+    zero = ""
 
-    def check(self, value: Any) -> None:
+    def check(self, value: Any) -> Any:
         if type(value) is not str:
             raise _Mismatch(json_kind(value), self.go_type)
+        return value
 
 
 class _Bool(Node):
     __slots__ = ()
+    zero = False
 
-    def check(self, value: Any) -> None:
+    def check(self, value: Any) -> Any:
         if type(value) is not bool:
             raise _Mismatch(json_kind(value), self.go_type)
+        return value
 
 
 def _number_text(value: int | float) -> str:
@@ -152,19 +162,20 @@ class _Int(Node):
     """A Go integer: a JSON number that is integral and in range (``number 1.5`` otherwise)."""
 
     __slots__ = ("low", "high")
+    zero = 0
 
     def __init__(self, go_type: str, bits: int) -> None:
         super().__init__(go_type)
         self.low, self.high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
 
-    def check(self, value: Any) -> None:
+    def check(self, value: Any) -> Any:
         if type(value) is int:
             if not self.low <= value <= self.high:
                 raise _Mismatch(f"number {_digits(value)}", self.go_type)
-        elif isinstance(value, float):
+            return value
+        if isinstance(value, float):
             raise _Mismatch(f"number {_number_text(value)}", self.go_type)
-        else:
-            raise _Mismatch(json_kind(value), self.go_type)
+        raise _Mismatch(json_kind(value), self.go_type)
 
 
 def _digits(value: int) -> str:
@@ -176,10 +187,12 @@ def _digits(value: int) -> str:
 
 class _Float(Node):
     __slots__ = ()
+    zero = 0
 
-    def check(self, value: Any) -> None:
+    def check(self, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise _Mismatch(json_kind(value), self.go_type)
+        return value
 
 
 class _Quantity(Node):
@@ -187,14 +200,16 @@ class _Quantity(Node):
     anything else fails to parse (ErrFormatWrong), with no field in the message."""
 
     __slots__ = ()
+    zero = "0"
 
-    def check(self, value: Any) -> None:
+    def check(self, value: Any) -> Any:
         t = type(value)
         problem = _quantity_problem(value) if t is str or t is int or t is float else ERR_FORMAT_WRONG
         if problem:
             m = _Mismatch("", self.go_type, problem)
             m.quantity = True
             raise m
+        return value
 
 
 @functools.lru_cache(maxsize=4096, typed=True)
@@ -210,12 +225,13 @@ class _IntOrString(Node):
     """``intstr.IntOrString``: a string, or else decoded as an int32 by a fresh decoder."""
 
     __slots__ = ()
+    zero = 0
 
-    def check(self, value: Any) -> None:
+    def check(self, value: Any) -> Any:
         if type(value) is str:
-            return
+            return value
         try:
-            INT32.check(value)
+            return INT32.check(value)
         except _Mismatch as m:
             m.message = f"json: cannot unmarshal {m.got} into Go value of type int32"
             raise
@@ -226,10 +242,11 @@ class _Time(Node):
 
     __slots__ = ()
 
-    def check(self, value: Any) -> None:
+    def check(self, value: Any) -> Any:
         if type(value) is not str:
             raise _Mismatch(json_kind(value), "string", f"json: cannot unmarshal {json_kind(value)} "
                                                         "into Go value of type string")
+        return value
 
 
 class Struct(Node):
@@ -246,21 +263,36 @@ class Struct(Node):
         """The same struct with more (or replaced) fields."""
         return Struct(self.go_type, **{**self.fields, **fields})
 
-    def check(self, value: Any) -> None:
+    @property
+    def zero(self) -> Any:  # type: ignore[override]
+        return {}
+
+    def check(self, value: Any) -> Any:
         if type(value) is not dict and not isinstance(value, Mapping):
             raise _Mismatch(json_kind(value), self.go_type)
         fields = self.fields
+        out = None
         for key, item in value.items():
-            if item is None:
-                continue
             node = fields.get(key)
             if node is None:
-                continue
-            try:
-                node.check(item)
-            except _Mismatch as m:
-                m.field(key, self.name)
-                raise
+                continue  # unknown fields are kept as they are
+            if item is None:
+                new = _DROP  # a null field decodes to the zero value, which encodes as absent
+            else:
+                try:
+                    new = node.check(item)
+                except _Mismatch as m:
+                    m.field(key, self.name)
+                    raise
+                if new is item:
+                    continue
+            if out is None:
+                out = dict(value)
+            if new is _DROP:
+                del out[key]
+            else:
+                out[key] = new
+        return value if out is None else out
 
 
 class ListOf(Node):
@@ -272,20 +304,28 @@ class ListOf(Node):
         super().__init__(go_type or f"[]{elem.go_type}")
         self.elem = elem
 
-    def check(self, value: Any) -> None:
+    def check(self, value: Any) -> Any:
         if type(value) is not list:
             raise _Mismatch(json_kind(value), self.go_type)
         elem = self.elem
         if elem is ANY:
-            return
+            return value
+        out = None
         for i, item in enumerate(value):
             if item is None:
-                continue
-            try:
-                elem.check(item)
-            except _Mismatch as m:
-                m.path.append(f"[{i}]")
-                raise
+                new = elem.zero
+            else:
+                try:
+                    new = elem.check(item)
+                except _Mismatch as m:
+                    m.path.append(f"[{i}]")
+                    raise
+                if new is item:
+                    continue
+            if out is None:
+                out = list(value)
+            out[i] = new
+        return value if out is None else out
 
 
 class MapOf(Node):
@@ -297,20 +337,29 @@ class MapOf(Node):
         super().__init__(go_type or f"map[string]{elem.go_type}")
         self.elem = elem
 
-    def check(self, value: Any) -> None:
+    def check(self, value: Any) -> Any:
         if type(value) is not dict and not isinstance(value, Mapping):
             raise _Mismatch(json_kind(value), self.go_type)
         elem = self.elem
+        out = None
         for key, item in value.items():
             if item is None:
-                continue
-            try:
-                elem.check(item)
-            except _Mismatch as m:
-                m.path.append(str(key))
-                raise
+                new = elem.zero
+            else:
+                try:
+                    new = elem.check(item)
+                except _Mismatch as m:
+                    m.path.append(str(key))
+                    raise
+                if new is item:
+                    continue
+            if out is None:
+                out = dict(value)
+            out[key] = new
+        return value if out is None else out
 
 
+_DROP = object()
 ANY: Node = _Any("interface {}")
 STRING: Node = Str("string")
 BOOL: Node = _Bool("bool")
@@ -338,20 +387,22 @@ def schema_for(kind: str) -> Struct | None:
     return _REGISTRY.get(kind)
 
 
-def check(value: Any, schema: Node) -> None:
-    """Check ``value`` against ``schema``; raise :class:`FieldTypeError` or :class:`QuantityError`."""
+def check(value: Any, schema: Node) -> Any:
+    """Check ``value`` against ``schema`` and return it as Go would decode and encode it
+    again (nulls of known fields dropped, null list items and map values the zero value;
+    the input is never changed, only what differs is copied). Raise
+    :class:`FieldTypeError` or :class:`QuantityError` for the first problem."""
     if value is None:
-        return
+        return None
     try:
-        schema.check(value)
+        return schema.check(value)
     except _Mismatch as m:
         cls: type[DecodeError] = QuantityError if m.quantity else FieldTypeError
         raise cls(m.render(), field=m.dotted()) from None
 
 
-def check_object(raw: Mapping[str, Any], kind: str | None = None) -> None:
-    """Check an object of a registered kind (``kind`` defaults to ``raw["kind"]``); objects
-    of other kinds are left alone."""
+def check_object(raw: Mapping[str, Any], kind: str | None = None) -> Any:
+    """:func:`check` an object of a registered kind (``kind`` defaults to ``raw["kind"]``);
+    objects of other kinds are returned unchanged."""
     schema = schema_for(kind if kind is not None else str(raw.get("kind") or ""))
-    if schema is not None:
-        check(raw, schema)
+    return raw if schema is None else check(raw, schema)

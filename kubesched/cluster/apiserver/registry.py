@@ -31,6 +31,7 @@ from typing import Any
 from kubesched.api.defaults import generate_name
 from kubesched.api.errors import DecodeError
 from kubesched.api.objects import PriorityClass
+from kubesched.api.schema import check_object
 from kubesched.cluster.apiserver import errors as E
 from kubesched.cluster.apiserver.appsstrategy import DeploymentStrategy, ReplicaSetStrategy
 from kubesched.cluster.apiserver.podstrategy import NodeStrategy, PodStrategy
@@ -134,6 +135,11 @@ class Registry:
         if api and api != res.api_version:
             raise E.bad_request(f"the API version in the data ({api}) does not match the expected "
                                 f"API version ({res.api_version})")
+        try:
+            obj = check_object(obj, res.kind)  # kube-apiserver's decoding into the Go type: 400
+        except DecodeError as exc:
+            raise E.bad_request(f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: '
+                                f"{exc.message}") from None
         obj = copy.deepcopy(obj)
         obj["kind"], obj["apiVersion"] = res.kind, res.api_version
         meta = obj.get("metadata")
