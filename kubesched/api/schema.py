@@ -264,7 +264,7 @@ class Struct(Node):
         return Struct(self.go_type, **{**self.fields, **fields})
 
     @property
-    def zero(self) -> Any:  # type: ignore[override]
+    def zero(self) -> Any:
         return {}
 
     def check(self, value: Any) -> Any:
