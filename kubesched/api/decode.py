@@ -108,8 +108,22 @@ def _pairs_as_list(loader: Any, node: Any) -> list[Any]:
     return [loader.construct_object(item, deep=True) for item in node.value]
 
 
+def _strict(construct: Any) -> Any:
+    """A scalar constructor whose bad input (``!!int x``) is a YAML error with its place."""
+    def run(loader: Any, node: Any) -> Any:
+        try:
+            return construct(loader, node)
+        except (ValueError, KeyError, TypeError, OverflowError):
+            tag = str(node.tag).rsplit(":", 1)[-1]
+            raise yaml.constructor.ConstructorError(
+                None, None, f"cannot read {str(node.value)[:40]!r} as !!{tag}", node.start_mark) from None
+    return run
+
+
 # What kubectl's YAML-to-JSON conversion makes of YAML-only values.
-_Loader.add_constructor("tag:yaml.org,2002:float", _finite_float)
+_Loader.add_constructor("tag:yaml.org,2002:float", _strict(_finite_float))
+_Loader.add_constructor("tag:yaml.org,2002:int", _strict(yaml.SafeLoader.construct_yaml_int))
+_Loader.add_constructor("tag:yaml.org,2002:bool", _strict(yaml.SafeLoader.construct_yaml_bool))
 _Loader.add_constructor("tag:yaml.org,2002:binary", _binary_text)
 _Loader.add_constructor("tag:yaml.org,2002:set", _set_as_map)
 _Loader.add_constructor("tag:yaml.org,2002:omap", _pairs_as_list)
@@ -270,12 +284,37 @@ def _read(path: str) -> Iterator[_Doc]:
     else:
         objects = yaml.load_all(text, Loader=_Loader)
     n = 0
+    aliased = not path.endswith(".json") and "*" in text
     try:
         for n, obj in enumerate(objects, 1):
+            if aliased:
+                _check_aliases(path, n, obj)
             if obj is not None:
                 yield from _items(path, n, "", obj)
     except yaml.YAMLError as exc:
         raise _yaml_error(exc, path) from None
+
+
+_MAX_ALIASED_NODES = 1_000_000
+
+
+def _check_aliases(path: str, n: int, obj: Any) -> None:
+    """YAML aliases can make a document refer to itself, or expand it exponentially
+    ("billion laughs"), which JSON cannot express: refuse both, as kubectl's YAML parser
+    does ("excessive aliasing")."""
+    visited = 0
+    stack: list[tuple[Any, frozenset[int]]] = [(obj, frozenset())]
+    while stack:
+        cur, parents = stack.pop()
+        visited += 1
+        if visited > _MAX_ALIASED_NODES:
+            raise DecodeError("invalid YAML: document contains excessive aliasing", obj=f"document {n}", file=path)
+        if isinstance(cur, (dict, list)):
+            if id(cur) in parents:
+                raise DecodeError("invalid YAML: an alias refers to a node that contains it",
+                                  obj=f"document {n}", file=path)
+            inner = parents | {id(cur)}
+            stack.extend((v, inner) for v in (cur.values() if isinstance(cur, dict) else cur))
 
 
 def _yaml_error(exc: yaml.YAMLError, path: str) -> DecodeError:

@@ -150,6 +150,27 @@ def mutated_docs(draw: st.DrawFn) -> list[dict[str, Any]]:
     return docs
 
 
+# YAML-only node kinds and tags (kubectl converts or refuses them), broken syntax, aliases.
+YAML_NODES = [
+    "&a [*a]", "&a {x: *a}", "!!binary aGk=", "!!binary '%%%'", "!!set {a, b}", '!!int "x"', '!!bool "x"',
+    '!!float "1e400"', "1.0e+400", ".inf", "-.inf", ".nan", "!!omap [{a: 1}]", "!!pairs [{a: 1}]", "0x1F", "0o17",
+    "~", "yes", '"\\u2028"', "!foo bar", "*undefined", "[", "{a: [1, {b: 2}]}", "!!timestamp 2001-12-14",
+    "!!python/object:os.system {}", "&b [1, 2]", "? [a]\n  : b", "<<: {a: 1}", "!!str 5", "!!null x", "'\t'",
+]
+
+
+def _yaml_node_swap(text: str, at: int, node: str) -> str:
+    """Replace one ``key: value`` line's value with ``node``."""
+    lines = text.split("\n")
+    spots = [i for i, line in enumerate(lines) if ": " in line]
+    if not spots:
+        return text
+    i = spots[at % len(spots)]
+    key = lines[i].split(": ", 1)[0]
+    lines[i] = f"{key}: {node}"
+    return "\n".join(lines)
+
+
 @st.composite
 def manifest_files(draw: st.DrawFn) -> tuple[str, bytes]:
     """(suffix, content): YAML or JSON of mutated objects, sometimes with junk bytes spliced in."""
@@ -169,6 +190,8 @@ def manifest_files(draw: st.DrawFn) -> tuple[str, bytes]:
         except ValueError:  # an int too long to print
             text = "{}"
         suffix = ".json"
+    if suffix == ".yaml" and draw(st.integers(min_value=0, max_value=3)) == 0:
+        text = _yaml_node_swap(text, draw(st.integers(min_value=0, max_value=10**6)), draw(st.sampled_from(YAML_NODES)))
     data = text.encode()
     if draw(st.integers(min_value=0, max_value=9)) == 0:
         junk = draw(st.binary(min_size=1, max_size=16))

@@ -5,7 +5,8 @@ into float64/int64 unstructured values: ``.inf``/``.nan`` cannot be marshalled t
 JSON number out of float64's range fails to unmarshal (``json: cannot unmarshal number
 1e999 into Go value of type float64``), a YAML float literal out of range fails
 ``strconv.ParseFloat`` and stays a string, ``!!binary`` decodes to its text and ``!!set``
-is a map of nulls. Every refusal is one line naming the file.
+is a map of nulls; an alias that contains itself or expands past a million nodes is
+refused (go-yaml: "excessive aliasing"). Every refusal is one line naming the file.
 """
 
 from __future__ import annotations
@@ -48,6 +49,13 @@ def _load(tmp_path: Path, name: str, text: str) -> tuple[str, object]:
     ("badns.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: [a]}\nspec: {containers: [{name: c}]}\n",
      "document 1: metadata.namespace: json: cannot unmarshal array into Go struct field "
      "ObjectMeta.metadata.namespace of type string"),
+    ("int.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {priority: !!int x}\n",
+     "invalid YAML at line 4, column 18: cannot read 'x' as !!int"),
+    ("self.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: &s {containers: [{name: c}], x: *s}\n",
+     "document 1: invalid YAML: an alias refers to a node that contains it"),
+    ("laughs.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  a: &a [x, x, x, x, x, x, x, x]\n"
+     + "".join(f"  b{i}: &b{i} [{', '.join(['*' + ('a' if i == 0 else f'b{i - 1}')] * 8)}]\n" for i in range(8)),
+     "document 1: invalid YAML: document contains excessive aliasing"),
 ], ids=lambda v: v if isinstance(v, str) and v.endswith((".yaml", ".json")) else None)
 def test_refused_in_one_line(tmp_path: Path, name: str, text: str, expected: str) -> None:
     path, result = _load(tmp_path, name, text)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from kubesched.api.errors import FieldTypeError, QuantityError
-from kubesched.api.quantity import ERR_FORMAT_WRONG
+from kubesched.api.quantity import ERR_FORMAT_WRONG, parse_quantity
 from kubesched.api.schema import INT32, STRING, ListOf, MapOf, Struct, check, check_object, register, schema_for
 
 _M = "json: cannot unmarshal"
@@ -136,3 +136,15 @@ def test_unregistered_kinds_pass_and_new_kinds_register() -> None:
                                "of type int32")
     with pytest.raises(ValueError):
         register("Pod", widget)
+
+
+@pytest.mark.parametrize("text,amount", [("1e999", 10**999), ("9" * 400, 10**400 - 1)], ids=["1e999", "9x400"])
+def test_quantities_upstream_accepts_decode(text: str, amount: int) -> None:
+    """apimachinery quantity.go ParseQuantity has no digit or magnitude limit: "1e999" takes
+    the int64 fast path (value 1, scale 999: 18 - 1 digits of precision >= 0), 400 nines
+    the inf.Dec path; both decode and print back canonically (by hand: 10**400 - 1 has no
+    factor of 10, so no suffix)."""
+    out = check_object(container(resources={"requests": {"cpu": text}}))
+    assert out["spec"]["containers"][0]["resources"]["requests"]["cpu"] == text
+    q = parse_quantity(text)
+    assert (q.amount, str(q)) == (amount, text)
