@@ -329,13 +329,16 @@ class ListOf(Node):
 
 
 class MapOf(Node):
-    """A Go map from strings (``map[string]string``, ``v1.ResourceList``)."""
+    """A Go map from strings (``map[string]string``, ``v1.ResourceList``). Errors name the
+    entry (``resources.requests.cpu``) unless ``key_in_path`` is off: labels and other
+    string maps are named as a whole, as upstream's validation names them."""
 
-    __slots__ = ("elem",)
+    __slots__ = ("elem", "key_in_path")
 
-    def __init__(self, elem: Node, go_type: str = "") -> None:
+    def __init__(self, elem: Node, go_type: str = "", *, key_in_path: bool = True) -> None:
         super().__init__(go_type or f"map[string]{elem.go_type}")
         self.elem = elem
+        self.key_in_path = key_in_path
 
     def check(self, value: Any) -> Any:
         if type(value) is not dict and not isinstance(value, Mapping):
@@ -349,7 +352,8 @@ class MapOf(Node):
                 try:
                     new = elem.check(item)
                 except _Mismatch as m:
-                    m.path.append(str(key))
+                    if self.key_in_path:
+                        m.path.append(str(key))
                     raise
                 if new is item:
                     continue

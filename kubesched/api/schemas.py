@@ -1,7 +1,7 @@
 """The Go types of the kinds kubesched decodes, as :mod:`kubesched.api.schema` schemas.
 
 Field names, JSON types and Go type names follow k8s.io/api v0.34 (``core/v1/types.go``,
-``scheduling/v1``, ``policy/v1``) and apimachinery's ``metav1`` (``ObjectMeta``,
+``scheduling/v1``, ``policy/v1``, ``apps/v1``, ``coordination/v1``) and apimachinery's ``metav1`` (``ObjectMeta``,
 ``LabelSelector``, ``Time``; its package is also named ``v1``), and scheduler-plugins'
 ``scheduling.x-k8s.io/v1alpha1`` PodGroup. Every field kubesched or its validation reads is
 declared with its exact type; structs kubesched never looks into (probes, security
@@ -17,12 +17,12 @@ from kubesched.api.schema import (
 )
 
 __all__ = [
-    "AFFINITY", "CONTAINER", "LABEL_SELECTOR", "NAMESPACE", "NODE", "OBJECT_META", "POD", "POD_DISRUPTION_BUDGET",
-    "POD_GROUP", "POD_SPEC", "POD_TEMPLATE_SPEC", "PRIORITY_CLASS", "RESOURCE_LIST", "STRING_LIST",
+    "AFFINITY", "CONFIG_MAP", "CONTAINER", "DEPLOYMENT", "LABEL_SELECTOR", "LEASE", "NAMESPACE", "NODE", "OBJECT_META", "POD", "POD_DISRUPTION_BUDGET",
+    "POD_GROUP", "POD_SPEC", "POD_TEMPLATE_SPEC", "PRIORITY_CLASS", "REPLICA_SET", "RESOURCE_LIST", "STRING_LIST",
     "STRING_MAP", "TOLERATION", "TOPOLOGY_SPREAD_CONSTRAINT",
 ]
 
-STRING_MAP = MapOf(STRING)
+STRING_MAP = MapOf(STRING, key_in_path=False)
 STRING_LIST = ListOf(STRING)
 RESOURCE_LIST = MapOf(QUANTITY, "v1.ResourceList")
 _CONDITION_STATUS = Str("v1.ConditionStatus")
@@ -199,6 +199,39 @@ POD_GROUP = Struct(
     status=Struct("v1alpha1.PodGroupStatus", phase=Str("v1alpha1.PodGroupPhase"), occupiedBy=STRING,
                   running=INT32, succeeded=INT32, failed=INT32, scheduleStartTime=TIME))
 
+# -- apps/v1, coordination.k8s.io/v1, ConfigMap: what kubesched serve stores and reads -----
+_DEPLOYMENT_STRATEGY = Struct(
+    "v1.DeploymentStrategy", type=Str("v1.DeploymentStrategyType"),
+    rollingUpdate=Struct("v1.RollingUpdateDeployment", maxUnavailable=INT_OR_STRING, maxSurge=INT_OR_STRING))
+_APPS_CONDITION = Struct(
+    "v1.DeploymentCondition", type=STRING, status=_CONDITION_STATUS, lastUpdateTime=TIME, lastTransitionTime=TIME,
+    reason=STRING, message=STRING)
+DEPLOYMENT = Struct(
+    "v1.Deployment", kind=STRING, apiVersion=STRING, metadata=OBJECT_META,
+    spec=Struct("v1.DeploymentSpec", replicas=INT32, selector=LABEL_SELECTOR, template=POD_TEMPLATE_SPEC,
+                strategy=_DEPLOYMENT_STRATEGY, minReadySeconds=INT32, revisionHistoryLimit=INT32, paused=BOOL,
+                progressDeadlineSeconds=INT32),
+    status=Struct("v1.DeploymentStatus", observedGeneration=INT64, replicas=INT32, updatedReplicas=INT32,
+                  readyReplicas=INT32, availableReplicas=INT32, unavailableReplicas=INT32,
+                  terminatingReplicas=INT32, conditions=ListOf(_APPS_CONDITION), collisionCount=INT32))
+REPLICA_SET = Struct(
+    "v1.ReplicaSet", kind=STRING, apiVersion=STRING, metadata=OBJECT_META,
+    spec=Struct("v1.ReplicaSetSpec", replicas=INT32, minReadySeconds=INT32, selector=LABEL_SELECTOR,
+                template=POD_TEMPLATE_SPEC),
+    status=Struct("v1.ReplicaSetStatus", replicas=INT32, fullyLabeledReplicas=INT32, readyReplicas=INT32,
+                  availableReplicas=INT32, terminatingReplicas=INT32, observedGeneration=INT64,
+                  conditions=ListOf(Struct("v1.ReplicaSetCondition", **_APPS_CONDITION.fields))))
+LEASE = Struct(
+    "v1.Lease", kind=STRING, apiVersion=STRING, metadata=OBJECT_META,
+    spec=Struct("v1.LeaseSpec", holderIdentity=STRING, leaseDurationSeconds=INT32, acquireTime=Str("v1.MicroTime"),
+                renewTime=Str("v1.MicroTime"), leaseTransitions=INT32,
+                strategy=Str("v1.CoordinatedLeaseStrategy"), preferredHolder=STRING))
+CONFIG_MAP = Struct(
+    "v1.ConfigMap", kind=STRING, apiVersion=STRING, metadata=OBJECT_META, immutable=BOOL, data=STRING_MAP,
+    binaryData=MapOf(STRING, "map[string][]uint8"))
+
 for _kind, _schema in (("Pod", POD), ("Node", NODE), ("Namespace", NAMESPACE), ("PriorityClass", PRIORITY_CLASS),
-                       ("PodDisruptionBudget", POD_DISRUPTION_BUDGET), ("PodGroup", POD_GROUP)):
+                       ("PodDisruptionBudget", POD_DISRUPTION_BUDGET), ("PodGroup", POD_GROUP),
+                       ("Deployment", DEPLOYMENT), ("ReplicaSet", REPLICA_SET), ("Lease", LEASE),
+                       ("ConfigMap", CONFIG_MAP)):
     register(_kind, _schema)

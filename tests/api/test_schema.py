@@ -61,7 +61,7 @@ def container(**fields: Any) -> dict[str, Any]:
     (pod(nodeSelector=["a"]), "spec.nodeSelector",
      f"{_M} array into Go struct field PodSpec.spec.nodeSelector of type map[string]string"),
     ({**pod(), "spec": []}, "spec", f"{_M} array into Go struct field Pod.spec of type v1.PodSpec"),
-    ({**pod(), "metadata": {"name": "p", "labels": {"app": 1}}}, "metadata.labels.app",
+    ({**pod(), "metadata": {"name": "p", "labels": {"app": 1}}}, "metadata.labels",
      f"{_M} number into Go struct field ObjectMeta.metadata.labels of type string"),
     ({**pod(), "metadata": {"name": 5}}, "metadata.name",
      f"{_M} number into Go struct field ObjectMeta.metadata.name of type string"),

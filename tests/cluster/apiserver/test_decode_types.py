@@ -75,8 +75,25 @@ def status_of(fn: Any, *args: Any, **kw: Any) -> dict[str, Any]:
                                      "metadata": {"name": "b"}, "spec": {"minAvailable": [1]}},
      f'PodDisruptionBudget in version "v1" cannot be handled as a PodDisruptionBudget: {_M} array into '
      "Go value of type int32"),
+    # the cases /work/notes/decode-500s.md listed (found by the API-server fuzz): 500s before
+    ("deployments.apps", {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+                          "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {
+                              "metadata": {"labels": {"a": "b"}},
+                              "spec": {"containers": [{"name": "c", "image": "i"}],
+                                       "tolerations": [{"key": "k", "value": {"a": 1}}]}}}},
+     f'Deployment in version "v1" cannot be handled as a Deployment: {_M} object into Go struct field '
+     "Toleration.spec.template.spec.tolerations.value of type string"),
+    ("pods", pod(containers=[{"name": "c", "image": "i", "ports": 5}]),
+     f'Pod in version "v1" cannot be handled as a Pod: {_M} number into Go struct field '
+     "Container.spec.containers.ports of type []v1.ContainerPort"),
+    ("nodes", node(taints=[{"key": 5, "effect": "NoSchedule"}]),
+     f'Node in version "v1" cannot be handled as a Node: {_M} number into Go struct field '
+     "Taint.spec.taints.key of type string"),
+    ("pods", pod(schedulingGates=[{"name": []}]),
+     f'Pod in version "v1" cannot be handled as a Pod: {_M} array into Go struct field '
+     "PodSchedulingGate.spec.schedulingGates.name of type string"),
 ], ids=["toleration-value", "toleration-key", "containers-object", "ports-string", "quantity", "taint-value",
-        "pdb-intorstr"])
+        "pdb-intorstr", "deployment-template", "ports-number", "taint-key", "gate-name"])
 def test_create_with_a_wrong_type_is_400(reg: Registry, resource: str, body: dict[str, Any], message: str) -> None:
     reg.create("namespaces", None, {"metadata": {"name": "team"}})
     status = status_of(reg.create, resource, "team", body)
