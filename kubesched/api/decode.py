@@ -9,18 +9,14 @@ cannot yet schedule faithfully (volumes, DRA claims, RuntimeClasses), is an erro
 line, ``FILE: KIND NAMESPACE/NAME: FIELD: message`` (``FILE: document N: ...`` before
 the object has a name), raised as :class:`DecodeError`.
 
-Values are type-checked against the kind's schema (:mod:`kubesched.api.schema`) before
-anything else reads them, with the messages kube-apiserver's JSON decoding gives. What
-``kubectl`` could not send as JSON is refused where it is read: non-finite numbers
-(``.inf``, ``NaN``), JSON nested too deeply; YAML-only values are read as ``kubectl``
-converts them (``!!binary`` as its text, ``!!set`` as a map of nulls).
+Text is read as kubectl reads it (:mod:`kubesched.api.documents`), and values are
+type-checked against the kind's schema (:mod:`kubesched.api.schema`) before anything else
+reads them, with the messages kube-apiserver's JSON decoding gives.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import math
 import os
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -28,12 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kubesched.api.defaults import (
     apply_priority_class_defaults, default_manifest, describe, generate_name, is_namespaced,
     validate_priority_class,
 )
+from kubesched.api.documents import documents
 from kubesched.api.errors import DecodeError
 from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
 from kubesched.api.podgroup import PodGroup
@@ -66,81 +61,6 @@ UNSUPPORTED_KINDS: dict[str, str] = {
     "ResourceClaim": "dynamic resource allocation", "ResourceClaimTemplate": "dynamic resource allocation",
     "ResourceSlice": "dynamic resource allocation", "DeviceClass": "dynamic resource allocation",
 }
-
-if hasattr(yaml, "CSafeLoader"):
-    _BaseLoader: Any = yaml.CSafeLoader
-else:  # pragma: no cover - PyYAML built without libyaml
-    _BaseLoader = yaml.SafeLoader
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
-
-
-class _Loader(_BaseLoader):  # type: ignore[misc]
-    """Safe loading, with timestamps kept as strings (as the API server's JSON has them)."""
-
-
-_Loader.yaml_implicit_resolvers = {
-    k: [r for r in v if r[0] != _TIMESTAMP] for k, v in _BaseLoader.yaml_implicit_resolvers.items()}
-_Loader.add_constructor(_TIMESTAMP, yaml.SafeLoader.construct_yaml_str)
-
-
-def _finite_float(loader: Any, node: Any) -> float | str:
-    """``.inf``/``.nan`` cannot be sent as JSON; a float literal out of float64's range is
-    a string to kubectl's YAML parser (it fails ``strconv.ParseFloat``), so it is one here."""
-    value: float = yaml.SafeLoader.construct_yaml_float(loader, node)
-    if math.isfinite(value):
-        return value
-    if "inf" in node.value.lower() or "nan" in node.value.lower():
-        raise yaml.constructor.ConstructorError(
-            None, None, f"{node.value} is not a JSON number (JSON has no Infinity or NaN)", node.start_mark)
-    return str(node.value)
-
-
-def _binary_text(loader: Any, node: Any) -> str:
-    data: bytes = yaml.SafeLoader.construct_yaml_binary(loader, node)
-    return data.decode("utf-8", "replace")
-
-
-def _set_as_map(loader: Any, node: Any) -> dict[Any, None]:
-    return {loader.construct_object(k): None for k, _ in node.value}
-
-
-def _pairs_as_list(loader: Any, node: Any) -> list[Any]:
-    return [loader.construct_object(item, deep=True) for item in node.value]
-
-
-def _strict(construct: Any) -> Any:
-    """A scalar constructor whose bad input (``!!int x``) is a YAML error with its place."""
-    def run(loader: Any, node: Any) -> Any:
-        try:
-            return construct(loader, node)
-        except (ValueError, KeyError, TypeError, OverflowError):
-            tag = str(node.tag).rsplit(":", 1)[-1]
-            raise yaml.constructor.ConstructorError(
-                None, None, f"cannot read {str(node.value)[:40]!r} as !!{tag}", node.start_mark) from None
-    return run
-
-
-# What kubectl's YAML-to-JSON conversion makes of YAML-only values.
-_Loader.add_constructor("tag:yaml.org,2002:float", _strict(_finite_float))
-_Loader.add_constructor("tag:yaml.org,2002:int", _strict(yaml.SafeLoader.construct_yaml_int))
-_Loader.add_constructor("tag:yaml.org,2002:bool", _strict(yaml.SafeLoader.construct_yaml_bool))
-_Loader.add_constructor("tag:yaml.org,2002:binary", _binary_text)
-_Loader.add_constructor("tag:yaml.org,2002:set", _set_as_map)
-_Loader.add_constructor("tag:yaml.org,2002:omap", _pairs_as_list)
-_Loader.add_constructor("tag:yaml.org,2002:pairs", _pairs_as_list)
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _json_float(text: str) -> float:
-    """A JSON number as kubectl reads it (float64): one out of range is refused."""
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"json: cannot unmarshal number {text} into Go value of type float64")
-    return value
-
 
 @dataclass(slots=True)
 class Manifest:
@@ -271,59 +191,9 @@ def _read(path: str) -> Iterator[_Doc]:
         raise DecodeError(f"not UTF-8 text: {exc.reason} at byte {exc.start}", file=path) from None
     except OSError as exc:
         raise DecodeError(exc.strerror or str(exc), file=path) from None
-    if path.endswith(".json"):
-        try:
-            objects: Any = [json.loads(text, parse_constant=_no_constant, parse_float=_json_float)] if text.strip() else []
-        except json.JSONDecodeError as exc:
-            raise DecodeError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
-                              file=path) from None
-        except ValueError as exc:  # NaN, Infinity
-            raise DecodeError(f"invalid JSON: {exc}", file=path) from None
-        except RecursionError:
-            raise DecodeError("invalid JSON: nested too deeply", file=path) from None
-    else:
-        objects = yaml.load_all(text, Loader=_Loader)
-    n = 0
-    aliased = not path.endswith(".json") and "*" in text
-    try:
-        for n, obj in enumerate(objects, 1):
-            if aliased:
-                _check_aliases(path, n, obj)
-            if obj is not None:
-                yield from _items(path, n, "", obj)
-    except yaml.YAMLError as exc:
-        raise _yaml_error(exc, path) from None
-
-
-_MAX_ALIASED_NODES = 1_000_000
-
-
-def _check_aliases(path: str, n: int, obj: Any) -> None:
-    """YAML aliases can make a document refer to itself, or expand it exponentially
-    ("billion laughs"), which JSON cannot express: refuse both, as kubectl's YAML parser
-    does ("excessive aliasing")."""
-    visited = 0
-    stack: list[tuple[Any, frozenset[int]]] = [(obj, frozenset())]
-    while stack:
-        cur, parents = stack.pop()
-        visited += 1
-        if visited > _MAX_ALIASED_NODES:
-            raise DecodeError("invalid YAML: document contains excessive aliasing", obj=f"document {n}", file=path)
-        if isinstance(cur, (dict, list)):
-            if id(cur) in parents:
-                raise DecodeError("invalid YAML: an alias refers to a node that contains it",
-                                  obj=f"document {n}", file=path)
-            inner = parents | {id(cur)}
-            stack.extend((v, inner) for v in (cur.values() if isinstance(cur, dict) else cur))
-
-
-def _yaml_error(exc: yaml.YAMLError, path: str) -> DecodeError:
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    if mark is None:
-        return DecodeError(f"invalid YAML: {problem}", file=path)
-    return DecodeError(f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}",
-                       file=path)
+    for n, obj in documents(path, text):
+        if obj is not None:
+            yield from _items(path, n, "", obj)
 
 
 def _items(path: str, n: int, item: str, obj: Any) -> Iterator[_Doc]:

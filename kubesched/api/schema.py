@@ -29,7 +29,14 @@ A schema mirrors the Go type, field by field, and is plain data::
 * ``Struct(go_type, **fields)``: an object; fields not listed are not checked (unknown
   fields are kept, as kubesched keeps them), so a struct kubesched never reads can be
   declared with no fields at all and is then only checked to be an object;
-* ``ListOf(elem)``, ``MapOf(elem)`` (map keys are always strings in JSON).
+* ``ListOf(elem)``, ``MapOf(elem)`` (map keys are always strings in JSON; errors name the
+  entry unless ``key_in_path=False``); ``Struct.extend(**fields)`` adds fields to a copy.
+
+To add a kind: declare its schema next to the others in :mod:`kubesched.api.schemas`
+(reusing ``OBJECT_META``, ``LABEL_SELECTOR``, ``POD_TEMPLATE_SPEC``, ...) and
+``register`` it there, so :func:`schema_for` finds it; from then on ``simulate`` and the
+API server check it. A decoder of its own calls ``raw = check_object(raw)`` (or
+``check(raw, SCHEMA)``) before it reads anything, and can then trust the types.
 
 ``null`` is accepted everywhere: Go leaves the zero value, so :func:`check` returns the
 object without the null fields it knows and with zero values for null list items and map
