@@ -114,6 +114,8 @@ def documents(path: str, text: str) -> Iterator[tuple[int, Any]]:
             yield n, obj
     except yaml.YAMLError as exc:
         raise _yaml_error(exc, path) from None
+    except RecursionError:  # PyYAML without libyaml composes recursively
+        raise DecodeError("invalid YAML: nested too deeply", file=path) from None
 
 
 def _json_documents(path: str, text: str) -> Iterator[tuple[int, Any]]:

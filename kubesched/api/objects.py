@@ -3,9 +3,10 @@
 Each object keeps the dictionary it was decoded from in ``raw`` (unknown fields included)
 so it can be written back unchanged; the typed fields are what the scheduling core reads.
 Decoding rejects values of the wrong type and unparsable quantities, as the API server's
-decoding does (:mod:`kubesched.api.schema`, run first when validating); then each constructor runs the API server's validation
-(:mod:`kubesched.api.validation`), in upstream's order, before it reads the scheduling
-fields. Both raise :class:`~kubesched.api.errors.DecodeError` with the field's path.
+decoding does (:mod:`kubesched.api.schema`, run first when validating); then each
+constructor runs the API server's validation (:mod:`kubesched.api.validation`), in
+upstream's order, before it reads the scheduling fields. Both raise
+:class:`~kubesched.api.errors.DecodeError` with the field's path.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubesched.api.errors import DecodeError
+from kubesched.api.resources import QuantityList, ResourceList, parse_resource_list, pod_resources, to_resource
 from kubesched.api.schema import check
 from kubesched.api.schemas import NODE, POD
-from kubesched.api.resources import QuantityList, ResourceList, parse_resource_list, pod_resources, to_resource
 from kubesched.api.selectors import LabelSelector, NodeSelector, NodeSelectorTerm, PreferredTerm
 from kubesched.api.validation import (
     PodParts, string_map, validate_namespace, validate_node, validate_pdb, validate_pod, validate_priority_class,

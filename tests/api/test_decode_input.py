@@ -41,6 +41,8 @@ def _load(tmp_path: Path, name: str, text: str) -> tuple[str, object]:
      "invalid JSON: NaN is not a JSON number"),
     ("deep.json", '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": '
                   + "[" * 5000 + "]" * 5000 + "}", "invalid JSON: nested too deeply"),
+    ("deep.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: " + "[" * 3000 + "]" * 3000 + "\n",
+     "invalid YAML"),
     ("ctl.yaml", 'apiVersion: v1\nkind: Namespace\nmetadata: {name: "a\\r\\nb"}\n',
      'Namespace a\\r\\nb: metadata.name: Invalid value: "a\\r\\nb": a lowercase RFC 1123 label must consist of'),
     ("ports.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, ports: 80}]\n",
