@@ -32,6 +32,7 @@ from kubesched.api.defaults import generate_name
 from kubesched.api.errors import DecodeError
 from kubesched.api.objects import PriorityClass
 from kubesched.api.schema import check_object
+from kubesched.api.validation import go_quote
 from kubesched.cluster.apiserver import errors as E
 from kubesched.cluster.apiserver.appsstrategy import DeploymentStrategy, ReplicaSetStrategy
 from kubesched.cluster.apiserver.podstrategy import NodeStrategy, PodStrategy
@@ -309,6 +310,7 @@ class Registry:
                 raise store_errors.Conflict(res.storage, ns, name, "the object has been modified; please "
                                             "apply your changes to the latest version and try again")
             meta["resourceVersion"] = cur_rv
+            _check_patched(res, patched)
             return strategy.to_storage(self._check_body(res, patched, ns, name))
 
         return self._rmw(res, ns, name, change, subresource, dry_run)
@@ -392,6 +394,16 @@ class Registry:
                 self.get("namespaces", None, ns)
             except E.ApiError:
                 self.create("namespaces", None, {"metadata": {"name": ns}})
+
+
+def _check_patched(res: Resource, patched: dict[str, Any]) -> None:
+    """A patched object that does not decode: 422 on the field ``patch`` with the patched
+    object as the value, as upstream's patch handler answers (handlers/patch.go)."""
+    try:
+        check_object(patched, res.kind)
+    except DecodeError as exc:
+        shown = go_quote(json.dumps(patched, separators=(",", ":"), default=str))
+        raise E.invalid("", "", "", [("FieldValueInvalid", "patch", f"Invalid value: {shown}: {exc.message}")]) from None
 
 
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:

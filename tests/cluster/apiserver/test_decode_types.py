@@ -107,10 +107,14 @@ def test_update_and_patch_with_a_wrong_type_are_refused(reg: Registry) -> None:
     assert (status["code"], status["message"]) == (
         400, f'Node in version "v1" cannot be handled as a Node: {_M} number into Go struct field '
              "Taint.spec.taints.key of type string")
+    # a patched object that does not decode: 422 on "patch" (handlers/patch.go, NewInvalid with
+    # an empty kind and name, the patched object as the value)
     status = status_of(reg.patch, "nodes", None, "n1", "application/merge-patch+json",
                        {"spec": {"unschedulable": "yes"}})
-    assert 400 <= status["code"] < 500
+    assert (status["code"], status["reason"]) == (422, "Invalid")
+    assert status["message"].startswith(' "" is invalid: patch: Invalid value: "{')
     assert status["message"].endswith(f"{_M} string into Go struct field NodeSpec.spec.unschedulable of type bool")
+    assert [c["field"] for c in status["details"]["causes"]] == ["patch"]
     assert reg.get("nodes", None, "n1")["spec"] == {}
 
 
