@@ -148,7 +148,8 @@ POD_STATUS = Struct(
     message=STRING, reason=STRING, nominatedNodeName=STRING, hostIP=STRING,
     hostIPs=ListOf(Struct("v1.HostIP", ip=STRING)), podIP=STRING, podIPs=ListOf(Struct("v1.PodIP", ip=STRING)),
     startTime=TIME, initContainerStatuses=ListOf(_CONTAINER_STATUS), containerStatuses=ListOf(_CONTAINER_STATUS),
-    qosClass=Str("v1.PodQOSClass"), ephemeralContainerStatuses=ListOf(_CONTAINER_STATUS), resize=STRING,
+    qosClass=Str("v1.PodQOSClass"), ephemeralContainerStatuses=ListOf(_CONTAINER_STATUS),
+    resize=Str("v1.PodResizeStatus"),
     resourceClaimStatuses=ListOf(_shallow("v1.PodResourceClaimStatus")))
 POD = Struct("v1.Pod", kind=STRING, apiVersion=STRING, metadata=OBJECT_META, spec=POD_SPEC, status=POD_STATUS)
 POD_TEMPLATE_SPEC = Struct("v1.PodTemplateSpec", metadata=OBJECT_META, spec=POD_SPEC)
@@ -221,10 +222,11 @@ REPLICA_SET = Struct(
     status=Struct("v1.ReplicaSetStatus", replicas=INT32, fullyLabeledReplicas=INT32, readyReplicas=INT32,
                   availableReplicas=INT32, terminatingReplicas=INT32, observedGeneration=INT64,
                   conditions=ListOf(Struct("v1.ReplicaSetCondition", **_APPS_CONDITION.fields))))
+# metav1.MicroTime unmarshals as metav1.Time does (a string first).
 LEASE = Struct(
     "v1.Lease", kind=STRING, apiVersion=STRING, metadata=OBJECT_META,
-    spec=Struct("v1.LeaseSpec", holderIdentity=STRING, leaseDurationSeconds=INT32, acquireTime=Str("v1.MicroTime"),
-                renewTime=Str("v1.MicroTime"), leaseTransitions=INT32,
+    spec=Struct("v1.LeaseSpec", holderIdentity=STRING, leaseDurationSeconds=INT32, acquireTime=TIME,
+                renewTime=TIME, leaseTransitions=INT32,
                 strategy=Str("v1.CoordinatedLeaseStrategy"), preferredHolder=STRING))
 CONFIG_MAP = Struct(
     "v1.ConfigMap", kind=STRING, apiVersion=STRING, metadata=OBJECT_META, immutable=BOOL, data=STRING_MAP,
