@@ -13,10 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
+from manifest_fuzz import base_objects, manifest_files
 
 from kubesched.cli.main import main
-from manifest_fuzz import manifest_files
 
 
 def simulate(path: Path) -> tuple[int, str, str]:
@@ -34,6 +35,15 @@ def assert_clean_outcome(path: Path, rc: int, stderr: str) -> None:
     lines = stderr.splitlines()
     assert len(lines) == 1, stderr
     assert lines[0].startswith(f"kubesched: error: {path}: "), stderr
+
+
+def test_the_unmutated_manifest_simulates(tmp_path: Path) -> None:
+    """The fuzz's starting point is valid (else every case would stop at the same error)."""
+    path = tmp_path / "base.yaml"
+    path.write_text(yaml.safe_dump_all(base_objects(), sort_keys=False))
+    rc, out, stderr = simulate(path)
+    assert (rc, stderr) == (0, "")
+    assert "team/web" in out
 
 
 @pytest.mark.slow
