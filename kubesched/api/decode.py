@@ -219,12 +219,15 @@ def _items(path: str, n: int, item: str, obj: Any) -> Iterator[_Doc]:
     try:
         doc.raw = check_object(obj)
     except DecodeError as exc:
-        meta = obj.get("metadata") or {}
-        name, ns = meta.get("name"), meta.get("namespace")
+        meta = obj.get("metadata")
+        name, ns = (meta.get("name"), meta.get("namespace")) if isinstance(meta, dict) else (None, None)
         if isinstance(name, str) and name and isinstance(ns, (str, type(None))) and \
                 not exc.field.startswith(("metadata.name", "metadata.namespace")):
             raise exc.at(obj=describe(obj), file=path) from None
         raise doc.error(exc.message, exc.field) from None
+    meta = doc.raw.get("metadata")
+    if meta is not None and not isinstance(meta, dict):  # a kind without a schema
+        raise doc.error("must be an object", "metadata")
     yield doc
 
 
@@ -255,9 +258,6 @@ def _check_kind(d: _Doc) -> None:
     if api != want:
         raise d.error(f'no matches for kind "{kind}" in version "{api}" (kubesched reads {want})',
                       "apiVersion")
-    meta = d.raw.get("metadata")
-    if meta is not None and not isinstance(meta, dict):
-        raise d.error("must be an object", "metadata")
 
 
 def _name_and_dedupe(docs: list[_Doc]) -> None:
