@@ -203,14 +203,17 @@ class _Float(Node):
 
 
 class _Quantity(Node):
-    """``resource.Quantity``: its ``UnmarshalJSON`` parses a string or a number's text;
-    anything else fails to parse (ErrFormatWrong), with no field in the message."""
+    """``resource.Quantity``: its ``UnmarshalJSON`` parses a string (spaces trimmed) or a
+    number's text; anything else fails to parse (ErrFormatWrong), with no field in the
+    message."""
 
     __slots__ = ()
     zero = "0"
 
     def check(self, value: Any) -> Any:
         t = type(value)
+        if t is str and value != value.strip():
+            value = value.strip()  # UnmarshalJSON trims spaces (strings.TrimSpace) before parsing
         problem = _quantity_problem(value) if t is str or t is int or t is float else ERR_FORMAT_WRONG
         if problem:
             m = _Mismatch("", self.go_type, problem)

@@ -148,3 +148,9 @@ def test_quantities_upstream_accepts_decode(text: str, amount: int) -> None:
     assert out["spec"]["containers"][0]["resources"]["requests"]["cpu"] == text
     q = parse_quantity(text)
     assert (q.amount, str(q)) == (amount, text)
+
+
+def test_quantity_strings_are_trimmed_as_unmarshal_json_does() -> None:
+    """Quantity.UnmarshalJSON: ParseQuantity(strings.TrimSpace(...)) (quantity.go)."""
+    out = check_object(container(resources={"requests": {"cpu": " 100m\t"}}))
+    assert out["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "100m"
