@@ -37,7 +37,8 @@ def base_objects() -> list[dict[str, Any]]:
                                            "controller": True}]},
          "spec": {"priorityClassName": "high",
                   "initContainers": [{"name": "init", "image": "busybox", "resources": {"requests": {"cpu": "50m"}}}],
-                  "containers": [{"name": "c", "image": "nginx:1", "command": ["run"], "env": [{"name": "A", "value": "1"}],
+                  "containers": [{"name": "c", "image": "nginx:1", "command": ["run"],
+                                  "env": [{"name": "A", "value": "1"}],
                                   "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"}],
                                   "resources": {"requests": {"cpu": "100m", "memory": "64Mi"},
                                                 "limits": {"cpu": "200m", "memory": "128Mi"}}}],
@@ -49,7 +50,8 @@ def base_objects() -> list[dict[str, Any]]:
                           "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
                               {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "b"]}]}]},
                           "preferredDuringSchedulingIgnoredDuringExecution": [
-                              {"weight": 5, "preference": {"matchExpressions": [{"key": "zone", "operator": "Exists"}]}}]},
+                              {"weight": 5,
+                               "preference": {"matchExpressions": [{"key": "zone", "operator": "Exists"}]}}]},
                       "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
                           {"weight": 10, "podAffinityTerm": {"labelSelector": sel, "topologyKey": "zone",
                                                              "namespaces": ["team"]}}]}},
@@ -59,7 +61,8 @@ def base_objects() -> list[dict[str, Any]]:
                   "volumes": [{"name": "v", "emptyDir": {}}]}},
         {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb", "namespace": "team"},
          "spec": {"minAvailable": 1, "selector": sel}},
-        {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": {"name": "g", "namespace": "team"},
+        {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+         "metadata": {"name": "g", "namespace": "team"},
          "spec": {"minMember": 1, "minResources": {"cpu": "1"}, "scheduleTimeoutSeconds": 10}},
     ]
 

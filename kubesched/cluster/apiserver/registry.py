@@ -403,7 +403,8 @@ def _check_patched(res: Resource, patched: dict[str, Any]) -> None:
         check_object(patched, res.kind)
     except DecodeError as exc:
         shown = go_quote(json.dumps(patched, separators=(",", ":"), default=str))
-        raise E.invalid("", "", "", [("FieldValueInvalid", "patch", f"Invalid value: {shown}: {exc.message}")]) from None
+        cause = ("FieldValueInvalid", "patch", f"Invalid value: {shown}: {exc.message}")
+        raise E.invalid("", "", "", [cause]) from None
 
 
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
