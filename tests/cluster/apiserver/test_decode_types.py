@@ -92,8 +92,18 @@ def status_of(fn: Any, *args: Any, **kw: Any) -> dict[str, Any]:
     ("pods", pod(schedulingGates=[{"name": []}]),
      f'Pod in version "v1" cannot be handled as a Pod: {_M} array into Go struct field '
      "PodSchedulingGate.spec.schedulingGates.name of type string"),
+    ("nodes", {**node(), "status": {"capacity": {"cpu": "1"}, "images": [{"names": 5}]}},
+     f'Node in version "v1" cannot be handled as a Node: {_M} number into Go struct field '
+     "ContainerImage.status.images.names of type []string"),
+    ("nodes", node(taints=[{"key": ["a"], "effect": "NoSchedule"}]),
+     f'Node in version "v1" cannot be handled as a Node: {_M} array into Go struct field '
+     "Taint.spec.taints.key of type string"),
+    ("pods", pod(schedulingGates=[{"name": 5}]),
+     f'Pod in version "v1" cannot be handled as a Pod: {_M} number into Go struct field '
+     "PodSchedulingGate.spec.schedulingGates.name of type string"),
 ], ids=["toleration-value", "toleration-key", "containers-object", "ports-string", "quantity", "taint-value",
-        "pdb-intorstr", "deployment-template", "ports-number", "taint-key", "gate-name"])
+        "pdb-intorstr", "deployment-template", "ports-number", "taint-key", "gate-name", "image-names",
+        "taint-key-list", "gate-name-number"])
 def test_create_with_a_wrong_type_is_400(reg: Registry, resource: str, body: dict[str, Any], message: str) -> None:
     reg.create("namespaces", None, {"metadata": {"name": "team"}})
     status = status_of(reg.create, resource, "team", body)
