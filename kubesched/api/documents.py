@@ -7,7 +7,8 @@ number out of float64's range, an alias that contains itself or expands without 
 ("excessive aliasing"). Those are refused here with one line naming the file and, for
 YAML, the place. YAML-only values are read as kubectl converts them: ``!!binary`` as its
 text, ``!!set`` as a map of nulls, a float literal out of float64's range as a string
-(go-yaml's ``strconv.ParseFloat`` fails on it), timestamps as strings. PyYAML's C loader
+(go-yaml's ``strconv.ParseFloat`` fails on it), an integral float as an integer (``10.0``
+is sent as ``10``), timestamps as strings. PyYAML's C loader
 bounds nesting (1000 levels); JSON nested deeper than Python can parse is refused.
 """
 
@@ -40,12 +41,18 @@ _Loader.yaml_implicit_resolvers = {
 _Loader.add_constructor(_TIMESTAMP, yaml.SafeLoader.construct_yaml_str)
 
 
-def _finite_float(loader: Any, node: Any) -> float | str:
+def _as_sent(value: float) -> float | int:
+    """A float64 as kubectl's ``json.Marshal`` writes it: an integral value below 1e21 has
+    no fraction or exponent (``10.0`` is sent as ``10``), so it decodes into an integer field."""
+    return int(value) if value.is_integer() and abs(value) < 1e21 else value
+
+
+def _finite_float(loader: Any, node: Any) -> float | int | str:
     """``.inf``/``.nan`` cannot be sent as JSON; a float literal out of float64's range is
     a string to kubectl's YAML parser (it fails ``strconv.ParseFloat``), so it is one here."""
     value: float = yaml.SafeLoader.construct_yaml_float(loader, node)
     if math.isfinite(value):
-        return value
+        return _as_sent(value)
     if "inf" in node.value.lower() or "nan" in node.value.lower():
         raise yaml.constructor.ConstructorError(
             None, None, f"{node.value} is not a JSON number (JSON has no Infinity or NaN)", node.start_mark)
@@ -91,12 +98,13 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _json_float(text: str) -> float:
-    """A JSON number as kubectl reads it (float64): one out of range is refused."""
+def _json_float(text: str) -> float | int:
+    """A JSON number as kubectl reads it (float64) and sends it again: one out of range is
+    refused, an integral one is sent as an integer."""
     value = float(text)
     if not math.isfinite(value):
         raise ValueError(f"json: cannot unmarshal number {text} into Go value of type float64")
-    return value
+    return _as_sent(value)
 
 
 def documents(path: str, text: str) -> Iterator[tuple[int, Any]]:

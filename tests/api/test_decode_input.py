@@ -77,3 +77,20 @@ def test_yaml_values_read_as_kubectl_converts_them(tmp_path: Path) -> None:
     assert node.raw["status"]["capacity"]["cpu"] == "1e999"  # the string, parsed as a quantity
     assert node.allocatable["cpu"] == 2**63 - 1  # milli-value saturated (quantity.py)
     assert (pod.name, pod.labels) == ("web", {"a": "", "b": ""})
+
+
+def test_integral_floats_are_sent_as_integers(tmp_path: Path) -> None:
+    """kubectl marshals a float64 10 as ``10`` (Go's strconv 'f' form below 1e21), which
+    decodes into an int32 field; 1.5 does not."""
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, ports: "
+           "[{containerPort: 80.0}]}]\n  priority: %s\n")
+    _, m = _load(tmp_path, "ok.yaml", pod % "0.0")
+    assert not isinstance(m, DecodeError), m
+    assert m.pods[0].containers[0].ports[0].container_port == 80  # type: ignore[attr-defined]
+    path, err = _load(tmp_path, "bad.yaml", pod % "1.5")
+    assert str(err) == (f"{path}: Pod default/p: spec.priority: json: cannot unmarshal number 1.5 into Go struct "
+                        "field PodSpec.spec.priority of type int32")
+    _, m = _load(tmp_path, "ok.json", '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, '
+                                      '"status": {"images": [{"names": ["a"], "sizeBytes": 1.0e3}]}}')
+    assert not isinstance(m, DecodeError), m
+    assert m.nodes[0].images[0].size_bytes == 1000  # type: ignore[attr-defined]
