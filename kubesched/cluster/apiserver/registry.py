@@ -31,6 +31,8 @@ from typing import Any
 from kubesched.api.defaults import generate_name
 from kubesched.api.errors import DecodeError
 from kubesched.api.objects import PriorityClass
+from kubesched.api.schema import check_object
+from kubesched.api.validation import go_quote
 from kubesched.cluster.apiserver import errors as E, shapes
 from kubesched.cluster.apiserver.appsstrategy import DeploymentStrategy, ReplicaSetStrategy
 from kubesched.cluster.apiserver.podstrategy import NodeStrategy, PodStrategy
@@ -134,7 +136,12 @@ class Registry:
         if api and api != res.api_version:
             raise E.bad_request(f"the API version in the data ({api}) does not match the expected "
                                 f"API version ({res.api_version})")
-        shapes.check(res.kind, res.version, obj)
+        try:
+            obj = check_object(obj, res.kind)  # kube-apiserver's decoding into the Go type: 400
+        except DecodeError as exc:
+            raise E.bad_request(f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: '
+                                f"{exc.message}") from None
+        shapes.check(res.kind, res.version, obj)  # the fields only this server reads (Events, Leases, ...)
         obj = copy.deepcopy(obj)
         obj["kind"], obj["apiVersion"] = res.kind, res.api_version
         meta = obj.get("metadata")
@@ -307,6 +314,7 @@ class Registry:
                 raise store_errors.Conflict(res.storage, ns, name, "the object has been modified; please "
                                             "apply your changes to the latest version and try again")
             meta["resourceVersion"] = cur_rv
+            _check_patched(res, patched)
             return strategy.to_storage(self._check_body(res, patched, ns, name))
 
         return self._rmw(res, ns, name, change, subresource, dry_run)
@@ -393,6 +401,17 @@ class Registry:
                 self.get("namespaces", None, ns)
             except E.ApiError:
                 self.create("namespaces", None, {"metadata": {"name": ns}})
+
+
+def _check_patched(res: Resource, patched: dict[str, Any]) -> None:
+    """A patched object that does not decode: 422 on the field ``patch`` with the patched
+    object as the value, as upstream's patch handler answers (handlers/patch.go)."""
+    try:
+        check_object(patched, res.kind)
+    except DecodeError as exc:
+        shown = go_quote(json.dumps(patched, separators=(",", ":"), default=str))
+        cause = ("FieldValueInvalid", "patch", f"Invalid value: {shown}: {exc.message}")
+        raise E.invalid("", "", "", [cause]) from None
 
 
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
