@@ -8,11 +8,14 @@ and admitted as kube-apiserver would (:mod:`kubesched.api.defaults`) and parsed
 cannot yet schedule faithfully (RuntimeClasses), is an error: one
 line, ``FILE: KIND NAMESPACE/NAME: FIELD: message`` (``FILE: document N: ...`` before
 the object has a name), raised as :class:`DecodeError`.
+
+Text is read as kubectl reads it (:mod:`kubesched.api.documents`), and values are
+type-checked against the kind's schema (:mod:`kubesched.api.schema`) before anything else
+reads them, with the messages kube-apiserver's JSON decoding gives.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections import Counter
@@ -21,19 +24,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kubesched.api.defaults import (
     apply_priority_class_defaults, default_manifest, describe, generate_name, is_namespaced,
     validate_priority_class,
 )
 from kubesched.api.dra import API_VERSION as DRA_API_VERSION
 from kubesched.api.dra import DRA_KINDS, check_container_claims, parse_dra_object
+from kubesched.api.documents import documents
 from kubesched.api.errors import DecodeError
-from kubesched.api.podgroup import PodGroup
 from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
 from kubesched.api.storage import STORAGE_KINDS, StorageObject, decode_storage
 from kubesched.api.workloads import WORKLOAD_KINDS, Workload
+from kubesched.api.podgroup import PodGroup
+from kubesched.api.schema import check_object
 
 log = logging.getLogger(__name__)
 
@@ -63,22 +66,6 @@ UNSUPPORTED_KINDS: dict[str, str] = {
     "ResourceQuota": "ResourceQuota admission",
     "RuntimeClass": "RuntimeClass admission (overhead, scheduling constraints)",
 }
-
-if hasattr(yaml, "CSafeLoader"):
-    _BaseLoader: Any = yaml.CSafeLoader
-else:  # pragma: no cover - PyYAML built without libyaml
-    _BaseLoader = yaml.SafeLoader
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
-
-
-class _Loader(_BaseLoader):  # type: ignore[misc]
-    """Safe loading, with timestamps kept as strings (as the API server's JSON has them)."""
-
-
-_Loader.yaml_implicit_resolvers = {
-    k: [r for r in v if r[0] != _TIMESTAMP] for k, v in _BaseLoader.yaml_implicit_resolvers.items()}
-_Loader.add_constructor(_TIMESTAMP, yaml.SafeLoader.construct_yaml_str)
-
 
 @dataclass(slots=True)
 class Manifest:
@@ -213,30 +200,9 @@ def _read(path: str) -> Iterator[_Doc]:
         raise DecodeError(f"not UTF-8 text: {exc.reason} at byte {exc.start}", file=path) from None
     except OSError as exc:
         raise DecodeError(exc.strerror or str(exc), file=path) from None
-    if path.endswith(".json"):
-        try:
-            objects: Any = [json.loads(text)] if text.strip() else []
-        except json.JSONDecodeError as exc:
-            raise DecodeError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
-                              file=path) from None
-    else:
-        objects = yaml.load_all(text, Loader=_Loader)
-    n = 0
-    try:
-        for n, obj in enumerate(objects, 1):
-            if obj is not None:
-                yield from _items(path, n, "", obj)
-    except yaml.YAMLError as exc:
-        raise _yaml_error(exc, path) from None
-
-
-def _yaml_error(exc: yaml.YAMLError, path: str) -> DecodeError:
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    if mark is None:
-        return DecodeError(f"invalid YAML: {problem}", file=path)
-    return DecodeError(f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}",
-                       file=path)
+    for n, obj in documents(path, text):
+        if obj is not None:
+            yield from _items(path, n, "", obj)
 
 
 def _items(path: str, n: int, item: str, obj: Any) -> Iterator[_Doc]:
@@ -259,6 +225,18 @@ def _items(path: str, n: int, item: str, obj: Any) -> Iterator[_Doc]:
         return
     doc.raw = obj
     _check_kind(doc)
+    try:
+        doc.raw = check_object(obj)
+    except DecodeError as exc:
+        meta = obj.get("metadata")
+        name, ns = (meta.get("name"), meta.get("namespace")) if isinstance(meta, dict) else (None, None)
+        if isinstance(name, str) and name and isinstance(ns, (str, type(None))) and \
+                not exc.field.startswith(("metadata.name", "metadata.namespace")):
+            raise exc.at(obj=describe(obj), file=path) from None
+        raise doc.error(exc.message, exc.field) from None
+    meta = doc.raw.get("metadata")
+    if meta is not None and not isinstance(meta, dict):  # a kind without a schema
+        raise doc.error("must be an object", "metadata")
     yield doc
 
 
@@ -289,9 +267,6 @@ def _check_kind(d: _Doc) -> None:
     if api != want:
         raise d.error(f'no matches for kind "{kind}" in version "{api}" (kubesched reads {want})',
                       "apiVersion")
-    meta = d.raw.get("metadata")
-    if meta is not None and not isinstance(meta, dict):
-        raise d.error("must be an object", "metadata")
 
 
 def _name_and_dedupe(docs: list[_Doc]) -> None:

@@ -2,6 +2,7 @@
 
     KubeschedError                 (kubesched/errors root; every user-facing error derives from it)
     └── DecodeError                raised by kubesched.api.decode and the object constructors
+        ├── FieldTypeError         a value of the wrong JSON type (kubesched.api.schema)
         ├── QuantityError          a resource.Quantity string that upstream would reject
         └── SelectorError          a label selector / node selector that upstream would reject
 
@@ -11,6 +12,17 @@ quantities must match the regular expression ...`` and exit 2 without a tracebac
 """
 
 from __future__ import annotations
+
+import re
+
+# Characters that would break the one-line message (or a terminal): shown escaped.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _escape(ch: re.Match[str]) -> str:
+    c = ch.group()
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(c)
+    return named or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
 
 
 class KubeschedError(Exception):
@@ -43,8 +55,14 @@ class DecodeError(KubeschedError):
         return self
 
     def __str__(self) -> str:
+        """One line: control characters from the input (names, keys, values) are escaped."""
         parts = [p for p in (self.file, self.obj, self.field) if p]
-        return ": ".join(parts + [self.message])
+        return _CONTROL.sub(_escape, ": ".join(parts + [self.message]))
+
+
+class FieldTypeError(DecodeError):
+    """A value of the wrong JSON type for its field, raised by :mod:`kubesched.api.schema`
+    with the message Go's JSON decoder writes (kube-apiserver answers it with 400)."""
 
 
 class QuantityError(DecodeError):

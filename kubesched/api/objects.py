@@ -3,9 +3,10 @@
 Each object keeps the dictionary it was decoded from in ``raw`` (unknown fields included)
 so it can be written back unchanged; the typed fields are what the scheduling core reads.
 Decoding rejects values of the wrong type and unparsable quantities, as the API server's
-decoding does; then each constructor runs the API server's validation
-(:mod:`kubesched.api.validation`), in upstream's order, before it reads the scheduling
-fields. Both raise :class:`~kubesched.api.errors.DecodeError` with the field's path.
+decoding does (:mod:`kubesched.api.schema`, run first when validating); then each
+constructor runs the API server's validation (:mod:`kubesched.api.validation`), in
+upstream's order, before it reads the scheduling fields. Both raise
+:class:`~kubesched.api.errors.DecodeError` with the field's path.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any
 
 from kubesched.api.errors import DecodeError
 from kubesched.api.resources import QuantityList, ResourceList, parse_resource_list, pod_resources, to_resource
+from kubesched.api.schema import check
+from kubesched.api.schemas import NODE, POD
 from kubesched.api.selectors import LabelSelector, NodeSelector, NodeSelectorTerm, PreferredTerm
 from kubesched.api.volumes import Volume, parse_volumes, validate_volumes
 from kubesched.api.validation import (
@@ -322,6 +325,8 @@ class Pod:
         only decodes: for test fixtures that, like upstream's scheduler test pods, never
         went through an API server. ``require_limits=False``: see
         :class:`~kubesched.api.validation.PodParts`."""
+        if validate:  # the types first, as the API server's decoding checks them
+            raw = check(raw, POD)
         meta = raw.get("metadata") or {}
         spec = raw.get("spec") or {}
         status = raw.get("status") or {}
@@ -414,6 +419,8 @@ class Node:
     def from_dict(cls, raw: dict[str, Any], *, validate: bool = True) -> "Node":
         """Decode and validate a node as kube-apiserver does on create (``validate=False``:
         decode only, for test fixtures)."""
+        if validate:
+            raw = check(raw, NODE)
         meta = raw.get("metadata") or {}
         spec = raw.get("spec") or {}
         status = raw.get("status") or {}

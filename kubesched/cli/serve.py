@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from kubesched.api.errors import KubeschedError, QuantityError
 from kubesched.api.quantity import parse_quantity
 from kubesched.cli import serve_cluster
+from kubesched.cluster.apiserver.limits import DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES
 
 if TYPE_CHECKING:
     from kubesched.config import SchedulerConfig
@@ -52,6 +53,13 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="reject objects in namespaces that do not exist (default: create the namespace)")
     p.add_argument("--bookmark-interval", type=float, default=60.0, metavar="SECONDS",
                    help="seconds between watch bookmarks (default 60)")
+    p.add_argument("--max-requests-inflight", type=int, default=DEFAULT_MAX_READONLY, metavar="N",
+                   help=f"read-only requests served at once, watches not counted; more get 429 "
+                        f"(default {DEFAULT_MAX_READONLY}, as kube-apiserver)")
+    p.add_argument("--max-mutating-requests-inflight", type=int, default=DEFAULT_MAX_MUTATING, metavar="N",
+                   help=f"writes served at once; more get 429 (default {DEFAULT_MAX_MUTATING}, as kube-apiserver)")
+    p.add_argument("--max-watches", type=int, default=DEFAULT_MAX_WATCHES, metavar="N",
+                   help=f"watches open at once; more get 429 (default {DEFAULT_MAX_WATCHES})")
     serve_cluster.add_flags(p)
     p.add_argument("--config", metavar="FILE",
                    help="KubeSchedulerConfiguration of the scheduler inside (default: upstream's defaults)")
@@ -69,13 +77,20 @@ def run(args: argparse.Namespace) -> int:
             raise KubeschedError(f"{flag}: {exc.message}") from None
     if args.nodes < 0 or args.node_pods <= 0 or args.watch_history <= 0:
         raise KubeschedError("--nodes, --node-pods and --watch-history must be positive")
+    for flag in ("max_requests_inflight", "max_mutating_requests_inflight", "max_watches"):
+        if getattr(args, flag) <= 0:
+            raise KubeschedError(f"--{flag.replace('_', '-')} must be positive")
     config = None if args.no_scheduler else _load_config(args)
     node_pools = serve_cluster.pools(args)
     data_dir = Path(args.data_dir).resolve()
     opts = ServeOptions(data_dir=data_dir, host=args.host, port=args.port, tls=args.tls,
                         token_file=Path(args.token_file).resolve() if args.token_file else None,
                         watch_history=args.watch_history, bookmark_interval=args.bookmark_interval,
-                        autoprovision_namespaces=not args.no_namespace_autoprovision)
+                        autoprovision_namespaces=not args.no_namespace_autoprovision,
+                        max_requests_inflight=args.max_requests_inflight,
+                        max_mutating_requests_inflight=args.max_mutating_requests_inflight,
+                        max_watches=args.max_watches)
+    _raise_open_files(args.max_requests_inflight + args.max_mutating_requests_inflight + args.max_watches)
     try:
         server = ApiServer(opts)
     except ValueError as exc:  # an unusable token file
@@ -106,6 +121,24 @@ def run(args: argparse.Namespace) -> int:
     server.serve(on_ready=ready)
     print("kubesched API server stopped", flush=True)
     return 0
+
+
+def _raise_open_files(connections: int) -> None:
+    """Every open watch and request holds a socket: raise the soft limit on open files as
+    far as the hard limit allows, and say so if that is still too few."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = connections + 2048  # plus the store, idle connections, the scheduler's own sockets
+    target = want if hard == resource.RLIM_INFINITY else min(want, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    if soft != resource.RLIM_INFINITY and soft < want:
+        print(f"kubesched: warning: at most {soft} open files (ulimit -n): fewer connections than "
+              f"--max-watches and the in-flight limits allow", file=sys.stderr)
 
 
 def _load_config(args: argparse.Namespace) -> "SchedulerConfig":

@@ -4,7 +4,11 @@ Map of the package, outermost first::
 
     server.py        ApiServer: store + registry + uvicorn + housekeeping + Components
     app.py           the ASGI app: metrics and auth middleware, routes, health, /metrics
-    handlers.py      REST paths and verbs -> registry calls (bodies, limits, Tables)
+    limits.py        in-flight limits: read-only, mutating, watches apart (429); 405 for unknown methods
+    handlers.py      REST paths and verbs -> registry calls (Tables)
+    options.py       verbs per path, dryRun, DeleteOptions, a list's resourceVersion
+    bodies.py        request bodies: limits, JSON/YAML decoding as Go decodes them
+    shapes.py        JSON types of the fields the server reads (400 naming the field)
     watchhttp.py     watch streams over HTTP (bookmarks, timeouts, 410 as ERROR event)
     discovery.py     /api, /apis, aggregated discovery, /version
     tables.py        server-side printing for kubectl get

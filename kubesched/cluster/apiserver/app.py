@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from starlette.applications import Starlette
@@ -23,6 +24,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from kubesched.cluster.apiserver import discovery, errors as E, openapi
 from kubesched.cluster.apiserver.auth import Authenticator, Authn
 from kubesched.cluster.apiserver.handlers import api_endpoint, json_response, status_response
+from kubesched.cluster.apiserver.limits import (
+    DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES, RequestLimits, kind_of,
+)
 from kubesched.cluster.apiserver.metrics import CONTENT_TYPE, ApiMetrics
 from kubesched.cluster.apiserver.registry import Registry
 from kubesched.cluster.apiserver.tokens import TokenIssuer
@@ -34,6 +38,9 @@ DEFAULT_MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's --max-request-bytes defau
 @dataclass(slots=True)
 class ApiConfig:
     server_address: str = "127.0.0.1:6443"
+    max_readonly: int = DEFAULT_MAX_READONLY
+    max_mutating: int = DEFAULT_MAX_MUTATING
+    max_watches: int = DEFAULT_MAX_WATCHES
     max_body_bytes: int = DEFAULT_MAX_BODY
     body_timeout: float = 60.0
     bookmark_interval: float = 60.0
@@ -49,6 +56,7 @@ class ApiServerState:
     stopping: threading.Event = field(default_factory=threading.Event)
     ready: threading.Event = field(default_factory=threading.Event)
     issuer: TokenIssuer = field(default_factory=TokenIssuer)
+    watch_waker: object = None  # watchhttp's batched wake-ups, made on the serving loop
 
 
 class RequestMetrics:
@@ -69,13 +77,15 @@ class RequestMetrics:
                 code = message["status"]
             await send(message)
 
-        kind = "readOnly" if scope.get("method") == "GET" else "mutating"
-        gauge = self.metrics.inflight.labels(kind)
-        gauge.inc()
+        kind = kind_of(scope)
+        gauge = None if kind == "watch" else self.metrics.inflight.labels(kind)  # long-running: not in flight
+        if gauge is not None:
+            gauge.inc()
         try:
             await self.app(scope, receive, send_wrapper)
         finally:
-            gauge.dec()
+            if gauge is not None:
+                gauge.dec()
             labels = scope.get("kubesched.labels") or {"verb": str(scope.get("method", "")), "component": "apiserver"}
             self.metrics.observe(labels, code, started)
 
@@ -119,16 +129,30 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
             return status_response(E.not_found_path())
         return json_response(doc)
 
-    routes = [
-        Route("/version", version), Route("/version/", version),
-        Route("/healthz", livez), Route("/livez", livez), Route("/readyz", readyz),
-        Route("/healthz/{rest:path}", livez), Route("/livez/{rest:path}", livez),
-        Route("/readyz/{rest:path}", readyz), Route("/metrics", metrics),
-        Route("/openapi/v2", openapi_v2), Route("/openapi/v3", openapi_root), Route("/openapi/v3/{rest:path}", openapi_gv),
+    routes = [Route(path, _read_only(fn), methods=METHODS) for path, fn in (
+        ("/version", version), ("/version/", version),
+        ("/healthz", livez), ("/livez", livez), ("/readyz", readyz),
+        ("/healthz/{rest:path}", livez), ("/livez/{rest:path}", livez),
+        ("/readyz/{rest:path}", readyz), ("/metrics", metrics),
+        ("/openapi/v2", openapi_v2), ("/openapi/v3", openapi_root), ("/openapi/v3/{rest:path}", openapi_gv))]
+    routes += [
         Route("/api", api_endpoint, methods=METHODS), Route("/api/{rest:path}", api_endpoint, methods=METHODS),
         Route("/apis", api_endpoint, methods=METHODS), Route("/apis/{rest:path}", api_endpoint, methods=METHODS),
         Route("/{rest:path}", not_found, methods=METHODS),
     ]
     app = Starlette(routes=routes)
     app.state.kubesched = state
-    return RequestMetrics(Authenticator(app, config.authn, state.issuer.identity), state.metrics), state
+    limited = RequestLimits(app, max_readonly=config.max_readonly, max_mutating=config.max_mutating,
+                            max_watches=config.max_watches)
+    return RequestMetrics(Authenticator(limited, config.authn, state.issuer.identity), state.metrics), state
+
+
+def _read_only(endpoint: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    """``endpoint`` for GET and HEAD; the 405 Status for the other methods."""
+
+    async def guarded(request: Request) -> Response:
+        if request.method not in ("GET", "HEAD"):
+            return status_response(E.method_not_allowed())
+        return await endpoint(request)
+
+    return guarded

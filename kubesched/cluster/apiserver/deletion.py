@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 IMMORTAL_NAMESPACES = ("default", "kube-system", "kube-public")
 _TERMINAL = ("Succeeded", "Failed")
 GC_ORPHAN, GC_FOREGROUND = "orphan", "foregroundDeletion"
+MAX_GRACE_SECONDS = 2**31 - 1
 
 
 def pod_grace_period(pod: dict[str, Any], options: dict[str, Any]) -> int:
@@ -53,7 +54,9 @@ def pod_grace_period(pod: dict[str, Any], options: dict[str, Any]) -> int:
         grace = int(grace)
     except (TypeError, ValueError):
         raise E.bad_request(f"invalid gracePeriodSeconds {grace!r}") from None
-    return 1 if grace < 0 else grace
+    # Go computes now + grace*time.Second in int64 nanoseconds, which wraps beyond ~292
+    # years; a period longer than MAX_GRACE_SECONDS (68 years) is taken as that long
+    return 1 if grace < 0 else min(grace, MAX_GRACE_SECONDS)
 
 
 def _check_preconditions(res: Resource, cur: dict[str, Any], options: dict[str, Any]) -> None:

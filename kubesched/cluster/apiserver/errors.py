@@ -91,9 +91,11 @@ def gone(message: str) -> ApiError:
     return ApiError(410, "Expired", message)
 
 
-def method_not_allowed(message: str = "the server does not allow this method on the requested resource"
-                       ) -> ApiError:
-    return ApiError(405, "MethodNotAllowed", message)
+def method_not_allowed() -> ApiError:
+    """What kube-apiserver's router answers for a method a path does not serve (go-restful's
+    405 wrapped by ``NewGenericServerResponse``)."""
+    return ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource",
+                    {"causes": [{"reason": "UnexpectedServerResponse", "message": "405: Method Not Allowed"}]})
 
 
 def unsupported_media_type(content_type: str) -> ApiError:
@@ -109,6 +111,29 @@ def too_large(limit: int) -> ApiError:
 
 def unauthorized() -> ApiError:
     return ApiError(401, "Unauthorized", "Unauthorized")
+
+
+def too_large_resource_version(requested: int, current: int, retry_after: int = 1) -> ApiError:
+    """A list (or streaming watch) that must be at least as fresh as ``requested`` when the
+    store is at ``current`` (apiserver ``storage.NewTooLargeResourceVersionError``)."""
+    details: dict[str, Any] = {"causes": [{"reason": "ResourceVersionTooLarge",
+                                           "message": "Too large resource version"}]}
+    if retry_after:
+        details["retryAfterSeconds"] = retry_after
+    return ApiError(504, "Timeout", f"Timeout: Too large resource version: {requested}, current: {current}",
+                    details)
+
+
+def invalid_options(kind: str, field: str, message: str, reason: str = "FieldValueNotSupported",
+                    more: list[tuple[str, str, str]] | None = None) -> ApiError:
+    """Bad query options (``CreateOptions.meta.k8s.io "" is invalid: dryRun: ...``);
+    ``more``: further (reason, field, message) causes."""
+    causes = [(reason, field, message)] + (more or [])
+    joined = ", ".join(f"{f}: {m}" for _, f, m in causes)
+    return ApiError(422, "Invalid", f'{kind}.meta.k8s.io "" is invalid: '
+                    + (joined if len(causes) == 1 else f"[{joined}]"),
+                    {"group": "meta.k8s.io", "kind": kind,
+                     "causes": [{"reason": r, "message": m, "field": f} for r, f, m in causes]})
 
 
 def too_many_requests(message: str, causes: list[dict[str, str]] | None = None) -> ApiError:

@@ -6,27 +6,27 @@ GET (get, list, ``watch=true``), POST (create, ``binding``, ``eviction``), PUT (
 PATCH (three patch types), DELETE (delete, deletecollection). Registry calls are blocking
 (SQLite), so they run in the thread pool and a slow write never stalls the event loop.
 
-Bodies are read with a size limit (413) and a time limit (408), decoded as JSON (or
-YAML) with a 400 for malformed input; every error is a Kubernetes ``Status``.
+Before anything is read, :mod:`.options` checks that the path serves the method (405)
+and the request's options (``dryRun``, DeleteOptions, a list's resourceVersion). Bodies
+are read and decoded by :mod:`.bodies` (413, 408, 400 for malformed input); every error
+is a Kubernetes ``Status``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import yaml
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from kubesched.cluster.apiserver import discovery, errors as E, podio, protobuf, subresources as sub
+from kubesched.cluster.apiserver import discovery, errors as E, options as opts, podio, subresources as sub
 from kubesched.cluster.apiserver.apply.request import MAX_MANAGER_LENGTH, check_patch_options, server_side_apply
+from kubesched.cluster.apiserver.bodies import decode_body, read_body
 from kubesched.cluster.apiserver.patch import APPLY
 from kubesched.cluster.apiserver.resources import Resource
 from kubesched.cluster.apiserver.tables import to_table
@@ -54,7 +54,11 @@ def json_response(obj: Any, code: int = 200, media_type: str = "application/json
 
 
 def status_response(exc: E.ApiError) -> Response:
-    return json_response(exc.status(), exc.code)
+    resp = json_response(exc.status(), exc.code)
+    retry = (exc.details or {}).get("retryAfterSeconds")
+    if retry:  # as apiserver's responsewriters.ErrorNegotiated
+        resp.headers["Retry-After"] = str(retry)
+    return resp
 
 
 def parse_target(state: "ApiServerState", parts: list[str], accept: str = "") -> Target | Response:
@@ -106,49 +110,6 @@ def _discovery_root(state: "ApiServerState", core: bool, accept: str) -> Respons
     return json_response(discovery.api_group_list(table))
 
 
-async def read_body(request: Request, limit: int, timeout: float) -> bytes:
-    length = request.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit:
-        raise E.too_large(limit)
-    chunks: list[bytes] = []
-    size = 0
-
-    async def collect() -> None:
-        nonlocal size
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise E.too_large(limit)
-            chunks.append(chunk)
-
-    try:
-        await asyncio.wait_for(collect(), timeout)
-    except asyncio.TimeoutError:
-        raise E.ApiError(408, "Timeout", "request body was not received in time") from None
-    return b"".join(chunks)
-
-
-def decode_body(raw: bytes, content_type: str) -> Any:
-    ct = content_type.split(";")[0].strip().lower()
-    if not raw.strip():
-        raise E.bad_request("the request body is empty")
-    if ct == protobuf.MEDIA_TYPE:
-        return protobuf.decode(raw)
-    if ct not in ("", "application/json", "*/*") and not ct.endswith("+json") and "yaml" not in ct:
-        raise E.ApiError(415, "UnsupportedMediaType", 'the body of the request was in an unknown format - '
-                         'accepted media types include: application/json, application/yaml, '
-                         'application/vnd.kubernetes.protobuf')
-    if ct in ("application/yaml", "application/x-yaml", "text/yaml", "application/apply-patch+yaml"):
-        try:
-            return yaml.safe_load(raw)
-        except yaml.YAMLError as exc:
-            raise E.bad_request(f"couldn't get version/kind; yaml parse error: {exc}") from None
-    try:
-        return json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise E.bad_request(f"couldn't get version/kind; json parse error: {exc}") from None
-
-
 def field_manager(request: Request) -> str | None:
     """The manager of a write: ``fieldManager``, else the User-Agent up to its first "/" (upstream)."""
     manager = request.query_params.get("fieldManager") or \
@@ -183,48 +144,27 @@ def _verb(method: str, t: Target, watch: bool) -> str:
 
 async def handle(request: Request, state: "ApiServerState", t: Target) -> Response:
     q = request.query_params
-    method = request.method
+    method = "GET" if request.method == "HEAD" else request.method
     watch = method == "GET" and t.name is None and _flag(q.get("watch"))
     labels = {"verb": _verb(method, t, watch), "group": t.resource.group, "version": t.resource.version,
               "resource": t.resource.plural, "subresource": t.subresource,
               "scope": "namespace" if t.namespace else ("resource" if t.name and not t.resource.namespaced
                                                        else "cluster"), "component": "apiserver"}
     request.scope["kubesched.labels"] = labels
-    reg = state.registry
-    res, ns, name, subr = t.resource, t.namespace, t.name, t.subresource
-    dry_run = bool(q.get("dryRun"))
-    if res.plural == "pods" and subr in podio.STREAMING and name is not None:
-        raise podio.no_runtime(subr, name)
-    if method == "GET" and res.plural == "pods" and subr == "log" and name is not None:
-        text = await run_in_threadpool(podio.logs, reg, ns or "", name, q)
-        return PlainTextResponse(text)
+    opts.check_method(t, method)
+    if t.resource.plural == "pods" and t.name is not None:  # simulated nodes have no runtime
+        if t.subresource in podio.STREAMING:
+            raise podio.no_runtime(t.subresource, t.name)
+        if t.subresource == "log":
+            text = await run_in_threadpool(podio.logs, state.registry, t.namespace or "", t.name, q)
+            return PlainTextResponse(text)
     if method == "GET":
-        if watch:
-            from kubesched.cluster.apiserver.watchhttp import watch_response
-
-            return await watch_response(request, state, t)
-        if name is None:
-            lst = await run_in_threadpool(reg.list, res, ns, label_selector=q.get("labelSelector", ""),
-                                          field_selector=q.get("fieldSelector", ""), limit=_int(q, "limit") or 0,
-                                          continue_=q.get("continue", ""))
-            return _maybe_table(request, state, res, lst["items"], lst["metadata"], lst)
-        if subr == "scale":
-            return json_response(await run_in_threadpool(sub.get_scale, reg, res, ns or "", name))
-        obj = await run_in_threadpool(reg.get, res, ns, name)
-        return _maybe_table(request, state, res, [obj], {"resourceVersion": obj["metadata"].get("resourceVersion")},
-                            obj)
+        return await _read(request, state, t, watch)
     if method == "DELETE":
-        options = await _delete_options(request, state)
-        if name is None:
-            if res.plural == "namespaces":
-                raise E.method_not_allowed()
-            out = await run_in_threadpool(reg.delete_collection, res, ns, label_selector=q.get("labelSelector", ""),
-                                          field_selector=q.get("fieldSelector", ""), options=options)
-            return json_response(out)
-        obj, _removed = await run_in_threadpool(reg.delete, res, ns, name, options)
-        return json_response(obj)
+        return await _delete(request, state, t)
+    dry_run = opts.dry_run(q.getlist("dryRun"), method)
     raw = await read_body(request, state.config.max_body_bytes, state.config.body_timeout)
-    body = decode_body(raw, request.headers.get("content-type", "application/json"))
+    body = await _decode(raw, request)
     warnings = validate_fields(q, t, method, request.headers.get("content-type", ""), body, raw)
     resp = await _write(request, state, t, body, dry_run)
     for w in warnings:
@@ -242,59 +182,72 @@ async def _write(request: Request, state: "ApiServerState", t: Target, body: Any
         if name is None:
             obj = await run_in_threadpool(lambda: reg.create(res, ns, body, dry_run=dry_run, field_manager=manager))
             return json_response(obj, 201)
-        if subr == "binding" and res.plural == "pods":
-            return json_response(await run_in_threadpool(sub.bind, reg, ns or "", name, body), 201)
-        if subr == "eviction" and res.plural == "pods":
-            return json_response(await run_in_threadpool(sub.evict, reg, ns or "", name, body), 201)
-        if subr == "token" and res.plural == "serviceaccounts":
+        if subr == "binding":
+            return json_response(await run_in_threadpool(sub.bind, reg, ns or "", name, body, dry_run), 201)
+        if subr == "token":
             return json_response(await run_in_threadpool(state.issuer.request, reg, ns or "", name, body), 201)
-        raise E.method_not_allowed()
-    if name is None or subr not in ("", "status", "scale"):
-        raise E.method_not_allowed()
-    if method == "PUT":
-        if subr == "scale":
-            return json_response(await run_in_threadpool(sub.update_scale, reg, res, ns or "", name, body))
+        return json_response(await run_in_threadpool(sub.evict, reg, ns or "", name, body, dry_run), 201)
+    assert name is not None
+    ct = request.headers.get("content-type", "") if method == "PATCH" else None
+    if subr == "scale":
+        return json_response(await run_in_threadpool(sub.update_scale, reg, res, ns or "", name, body, ct, dry_run))
+    if ct is None:
         obj = await run_in_threadpool(lambda: reg.update(res, ns, name, body, subresource=subr, dry_run=dry_run,
                                                          field_manager=manager))
         return json_response(obj)
-    if method == "PATCH":
-        ct = request.headers.get("content-type", "")
-        if subr == "scale":
-            return json_response(await run_in_threadpool(sub.update_scale, reg, res, ns or "", name, body, ct))
-        if ct.split(";")[0].strip().lower() == APPLY:
-            applied, created = await run_in_threadpool(
-                lambda: server_side_apply(reg, res, ns, name, body, q.get("fieldManager") or "",
-                                          _flag(q.get("force")), subr, dry_run))
-            return json_response(applied, 201 if created else 200)
-        check_patch_options(False, manager, "force" in q)
-        obj = await run_in_threadpool(lambda: reg.patch(res, ns, name, ct, body, subresource=subr,
-                                                        dry_run=dry_run, field_manager=manager))
-        return json_response(obj)
-    raise E.method_not_allowed()
+    if ct.split(";")[0].strip().lower() == APPLY:
+        applied, created = await run_in_threadpool(
+            lambda: server_side_apply(reg, res, ns, name, body, q.get("fieldManager") or "",
+                                      _flag(q.get("force")), subr, dry_run))
+        return json_response(applied, 201 if created else 200)
+    check_patch_options(False, manager, "force" in q)
+    obj = await run_in_threadpool(lambda: reg.patch(res, ns, name, ct, body, subresource=subr,
+                                                    dry_run=dry_run, field_manager=manager))
+    return json_response(obj)
 
 
-async def _delete_options(request: Request, state: "ApiServerState") -> dict[str, Any]:
-    q = request.query_params
-    options: dict[str, Any] = {}
+async def _read(request: Request, state: "ApiServerState", t: Target, watch: bool) -> Response:
+    q, reg = request.query_params, state.registry
+    res, ns, name = t.resource, t.namespace, t.name
+    if name is None:
+        opts.check_list_options(q, watch)
+    if watch:
+        from kubesched.cluster.apiserver.watchhttp import watch_response
+
+        return await watch_response(request, state, t)
+    if name is None:
+        await opts.wait_fresh(reg.store, opts.requested_rv(q.get("resourceVersion")))
+        lst = await run_in_threadpool(reg.list, res, ns, label_selector=q.get("labelSelector", ""),
+                                      field_selector=q.get("fieldSelector", ""), limit=_int(q, "limit") or 0,
+                                      continue_=q.get("continue", ""))
+        return _maybe_table(request, state, res, lst["items"], lst["metadata"], lst)
+    if t.subresource == "scale":
+        return json_response(await run_in_threadpool(sub.get_scale, reg, res, ns or "", name))
+    obj = await run_in_threadpool(reg.get, res, ns, name)
+    return _maybe_table(request, state, res, [obj], {"resourceVersion": obj["metadata"].get("resourceVersion")},
+                        obj)
+
+
+async def _delete(request: Request, state: "ApiServerState", t: Target) -> Response:
+    q, reg = request.query_params, state.registry
     raw = await read_body(request, state.config.max_body_bytes, state.config.body_timeout)
-    if raw.strip():
-        body = decode_body(raw, request.headers.get("content-type", "application/json"))
-        if not isinstance(body, dict):
-            raise E.bad_request("the body of a delete request must be a DeleteOptions object")
-        options.update(body)
-    grace = _int(q, "gracePeriodSeconds")
-    if grace is not None:
-        options["gracePeriodSeconds"] = grace
-    if q.get("propagationPolicy"):
-        options["propagationPolicy"] = q["propagationPolicy"]
-    if q.get("dryRun"):
-        options["dryRun"] = [q["dryRun"]]
-    policy = options.get("propagationPolicy")
-    if policy not in (None, "Orphan", "Background", "Foreground"):
-        raise E.invalid("DeleteOptions", "", "", [("FieldValueNotSupported", "propagationPolicy",
-                                                   f'Unsupported value: "{policy}": supported values: '
-                                                   '"Foreground", "Background", "Orphan"')])
-    return options
+    body = await _decode(raw, request) if raw.strip() else None
+    options = opts.delete_options(body, q)
+    if t.name is None:
+        out = await run_in_threadpool(reg.delete_collection, t.resource, t.namespace,
+                                      label_selector=q.get("labelSelector", ""),
+                                      field_selector=q.get("fieldSelector", ""), options=options)
+        return json_response(out)
+    obj, _removed = await run_in_threadpool(reg.delete, t.resource, t.namespace, t.name, options)
+    return json_response(obj)
+
+
+async def _decode(raw: bytes, request: Request) -> Any:
+    """The decoded body; large ones are decoded off the event loop."""
+    ct = request.headers.get("content-type", "application/json")
+    if len(raw) < 64 * 1024:
+        return decode_body(raw, ct)
+    return await run_in_threadpool(decode_body, raw, ct)
 
 
 def wants_table(request: Request) -> bool:
@@ -320,6 +273,8 @@ async def api_endpoint(request: Request) -> Response:
     try:
         target = parse_target(state, parts, request.headers.get("accept", ""))
         if isinstance(target, Response):
+            if request.method not in ("GET", "HEAD"):  # discovery documents are read-only
+                raise E.method_not_allowed()
             return target
         return await handle(request, state, target)
     except E.ApiError as exc:

@@ -31,7 +31,9 @@ from typing import Any
 from kubesched.api.defaults import generate_name
 from kubesched.api.errors import DecodeError
 from kubesched.api.objects import PriorityClass
-from kubesched.cluster.apiserver import errors as E
+from kubesched.api.schema import check_object
+from kubesched.api.validation import go_quote
+from kubesched.cluster.apiserver import errors as E, shapes
 from kubesched.cluster.apiserver.apply import track_update
 from kubesched.cluster.apiserver.typedefs import definition_for
 from kubesched.cluster.apiserver.appsstrategy import DeploymentStrategy, ReplicaSetStrategy
@@ -149,6 +151,12 @@ class Registry:
         if api and api != res.api_version:
             raise E.bad_request(f"the API version in the data ({api}) does not match the expected "
                                 f"API version ({res.api_version})")
+        try:
+            obj = check_object(obj, res.kind)  # kube-apiserver's decoding into the Go type: 400
+        except DecodeError as exc:
+            raise E.bad_request(f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: '
+                                f"{exc.message}") from None
+        shapes.check(res.kind, res.version, obj)  # the fields only this server reads (Events, Leases, ...)
         obj = copy.deepcopy(obj)
         obj["kind"], obj["apiVersion"] = res.kind, res.api_version
         meta = obj.get("metadata")
@@ -177,12 +185,15 @@ class Registry:
     def _validate(self, res: Resource, strategy: Strategy, obj: dict[str, Any], ctx: Context,
                   old: dict[str, Any] | None = None) -> None:
         causes = validate_metadata(obj, strategy.name_rule, namespaced=res.namespaced) if old is None else []
-        if not causes:
-            causes += strategy.validate(obj, ctx)
-        if old is not None and not causes:
-            causes += strategy.validate_update(obj, old, ctx)
+        name = str((obj.get("metadata") or {}).get("name") or "")
+        try:
+            if not causes:
+                causes += strategy.validate(obj, ctx)
+            if old is not None and not causes:
+                causes += strategy.validate_update(obj, old, ctx)
+        except Admission as exc:  # an admission plugin's refusal found while validating: 403
+            raise E.forbidden(res.plural, res.group, name, exc.message) from None
         if causes:
-            name = str((obj.get("metadata") or {}).get("name") or "")
             raise E.invalid(res.kind, res.group, name, causes)
 
     # -- reads ----------------------------------------------------------------------------
@@ -333,6 +344,7 @@ class Registry:
                 raise store_errors.Conflict(res.storage, ns, name, "the object has been modified; please "
                                             "apply your changes to the latest version and try again")
             meta["resourceVersion"] = cur_rv
+            _check_patched(res, patched)
             return strategy.to_storage(self._check_body(res, patched, ns, name))
 
         return self._rmw(res, ns, name, change, subresource, dry_run, field_manager)
@@ -349,7 +361,10 @@ class Registry:
 
         def fn(cur: dict[str, Any], tx: Txn) -> dict[str, Any] | None:
             new = change(cur)
-            new = strategy.prepare_update(new, cur, subresource)
+            try:
+                new = strategy.prepare_update(new, cur, subresource)
+            except DecodeError as exc:
+                raise E.invalid(res.kind, res.group, name, [decode_cause(exc, new)]) from None
             self._keep_immutable_meta(res, new, cur)
             if subresource == "" and strategy.tracks_generation and strategy.bumps_generation(new, cur):
                 new["metadata"]["generation"] = int(cur["metadata"].get("generation") or 1) + 1
@@ -423,6 +438,17 @@ class Registry:
                 self.get("namespaces", None, ns)
             except E.ApiError:
                 self.create("namespaces", None, {"metadata": {"name": ns}})
+
+
+def _check_patched(res: Resource, patched: dict[str, Any]) -> None:
+    """A patched object that does not decode: 422 on the field ``patch`` with the patched
+    object as the value, as upstream's patch handler answers (handlers/patch.go)."""
+    try:
+        check_object(patched, res.kind)
+    except DecodeError as exc:
+        shown = go_quote(json.dumps(patched, separators=(",", ":"), default=str))
+        cause = ("FieldValueInvalid", "patch", f"Invalid value: {shown}: {exc.message}")
+        raise E.invalid("", "", "", [cause]) from None
 
 
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:

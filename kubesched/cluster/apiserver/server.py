@@ -15,11 +15,12 @@
   the scheduler's client); they are started after the API is ready and stopped before the
   store closes.
 
-uvicorn's limits protect the server from misbehaving clients: at most
-``limit_concurrency`` connections and tasks (503 beyond), 64 KiB of request headers,
-which must arrive within 32 s (:mod:`.httpproto`), idle keep-alive connections closed
-after 30 s; request bodies are bounded in size and
-time by the handlers. Shutdown (SIGINT/SIGTERM, or :meth:`ApiServer.stop`) ends open
+Limits protect the server from misbehaving clients: requests in flight are bounded per
+kind, read-only, mutating and watches each on its own (429 + Retry-After beyond,
+:mod:`.limits`); uvicorn bounds connections (open watches, requests in flight and
+:data:`IDLE_CONNECTIONS` idle keep-alive ones; 503 beyond), 64 KiB of request headers,
+which must arrive within 32 s (:mod:`.httpproto`), and closes idle keep-alive connections
+after 30 s; request bodies are bounded in size and time by the handlers. Shutdown (SIGINT/SIGTERM, or :meth:`ApiServer.stop`) ends open
 watches at once, then waits up to 5 s for requests in flight.
 """
 
@@ -42,11 +43,14 @@ from kubesched.cluster.apiserver.clientcert import server_ssl_options, with_clie
 from kubesched.cluster.apiserver.deletion import reap
 from kubesched.cluster.apiserver.httpproto import READ_HEADER_TIMEOUT, listen, with_header_timeout
 from kubesched.cluster.apiserver.kubeconfig import write_kubeconfig
+from kubesched.cluster.apiserver.limits import DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES
 from kubesched.cluster.apiserver.registry import Registry
 from kubesched.cluster.apiserver.tls import TlsFiles, ensure_certificates
 from kubesched.cluster.store import DEFAULT_HISTORY, Store
 
 log = logging.getLogger(__name__)
+
+IDLE_CONNECTIONS = 1000  # connections beyond those of requests and watches (kept-alive clients)
 
 
 class Component(Protocol):
@@ -72,7 +76,9 @@ class ServeOptions:
     bookmark_interval: float = 60.0
     min_request_timeout: float = 1800.0
     max_body_bytes: int = DEFAULT_MAX_BODY
-    limit_concurrency: int = 1000
+    max_requests_inflight: int = DEFAULT_MAX_READONLY
+    max_mutating_requests_inflight: int = DEFAULT_MAX_MUTATING
+    max_watches: int = DEFAULT_MAX_WATCHES
     reap_interval: float = 0.5
     autoprovision_namespaces: bool = True
     header_timeout: float = READ_HEADER_TIMEOUT  # seconds a client has to send a request head
@@ -124,7 +130,11 @@ class ApiServer:
         self.app, self.state = build_app(self.registry, ApiConfig(
             server_address=address, max_body_bytes=opts.max_body_bytes,
             bookmark_interval=opts.bookmark_interval, min_request_timeout=opts.min_request_timeout,
-            authn=Authn(tokens=tokens, client_certs=self.tls is not None)))
+            authn=Authn(tokens=tokens, client_certs=self.tls is not None),
+            max_readonly=opts.max_requests_inflight, max_mutating=opts.max_mutating_requests_inflight,
+            max_watches=opts.max_watches))
+        connections = (opts.max_requests_inflight + opts.max_mutating_requests_inflight + opts.max_watches
+                       + IDLE_CONNECTIONS)
         protocol = with_header_timeout(opts.header_timeout)
         ssl_options: dict[str, Any] = {}
         if self.tls is not None:
@@ -133,7 +143,7 @@ class ApiServer:
                            **server_ssl_options(str(self.tls.ca_cert))}
         config = uvicorn.Config(
             self.app, http=protocol, loop="asyncio", lifespan="off", access_log=False, log_level="warning",
-            limit_concurrency=opts.limit_concurrency, timeout_keep_alive=30, timeout_graceful_shutdown=5,
+            limit_concurrency=connections, backlog=2048, timeout_keep_alive=30, timeout_graceful_shutdown=5,
             h11_max_incomplete_event_size=64 * 1024, server_header=False, **ssl_options)
         self._server = _Uvicorn(config, self)
         self._housekeeper: threading.Thread | None = None

@@ -120,7 +120,8 @@ class NamespaceStrategy(Strategy):
 
     def prepare_create(self, obj: dict[str, Any], ctx: Context) -> None:
         meta = obj["metadata"]
-        meta.setdefault("labels", {})["kubernetes.io/metadata.name"] = meta["name"]
+        if isinstance(meta.get("name"), str):  # else validation answers 422 metadata.name
+            meta.setdefault("labels", {})["kubernetes.io/metadata.name"] = meta["name"]
         spec = obj.setdefault("spec", {})
         spec.setdefault("finalizers", ["kubernetes"])
         obj["status"] = {"phase": "Active"}

@@ -24,8 +24,10 @@ from typing import TYPE_CHECKING, Any
 from kubesched.api.errors import DecodeError
 from kubesched.api.objects import PodDisruptionBudget
 from kubesched.cluster.apiserver import errors as E
+from kubesched.cluster.apiserver.shapes import json_type as _json_type
 from kubesched.cluster.apiserver.appsstrategy import WorkloadStrategy
 from kubesched.cluster.apiserver.deletion import delete_in_txn, write_update
+from kubesched.cluster.apiserver.options import delete_options
 from kubesched.cluster.apiserver.patch import apply_patch
 from kubesched.cluster.apiserver.resources import Resource
 from kubesched.cluster.apiserver.strategy import rfc3339
@@ -38,15 +40,37 @@ PODS = "core/pods"
 SUCCESS_201 = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
 
 
-def bind(reg: "Registry", namespace: str, name: str, binding: Any) -> dict[str, Any]:
+class _RollBack(Exception):
+    """Raised inside a dry run's transaction so that nothing it wrote is kept."""
+
+
+class _DryScale(_RollBack):
+    def __init__(self, obj: dict[str, Any]) -> None:
+        super().__init__("dry run")
+        self.obj = obj
+
+
+def _typed(body: dict[str, Any], field: str, want: type, kind: str, go_type: str) -> Any:
+    """``body[field]`` if absent, null or of JSON type ``want``; else 400 as Go's decoder."""
+    value = body.get(field)
+    if value is None or (isinstance(value, want) and not (want is int and isinstance(value, bool))):
+        return value
+    got = _json_type(value)
+    raise E.bad_request(f"{kind} in version \"v1\" cannot be handled as a {kind}: json: cannot unmarshal {got} "
+                        f"into Go struct field {kind}.{field} of type {go_type}")
+
+
+def bind(reg: "Registry", namespace: str, name: str, binding: Any, dry_run: bool = False) -> dict[str, Any]:
     if not isinstance(binding, dict):
         raise E.bad_request("the body of the request must be a Binding object")
     if binding.get("kind") not in (None, "", "Binding"):
         raise E.bad_request(f'{binding.get("kind")} in version "{binding.get("apiVersion", "")}" cannot be '
                             'handled as a Binding')
-    target = binding.get("target") or {}
-    node = target.get("name") if isinstance(target, dict) else None
-    meta = binding.get("metadata") or {}
+    target = _typed(binding, "target", dict, "Binding", "v1.ObjectReference") or {}
+    node = _typed(target, "name", str, "Binding", "string")
+    _typed(target, "kind", str, "Binding", "string")
+    meta = _typed(binding, "metadata", dict, "Binding", "v1.ObjectMeta") or {}
+    _typed(meta, "annotations", dict, "Binding", "map[string]string")
     if not node or not isinstance(node, str):
         raise E.invalid("Binding", "", name, [("FieldValueRequired", "target.name", "Required value")])
     if target.get("kind") not in (None, "", "Node"):
@@ -82,10 +106,15 @@ def bind(reg: "Registry", namespace: str, name: str, binding: Any) -> dict[str, 
             cond["lastTransitionTime"] = old.get("lastTransitionTime")
         status["conditions"] = [cond] + conds if old is None else \
             [cond if c.get("type") == "PodScheduled" else c for c in status.get("conditions") or []]
-        return tx.update(PODS, namespace, name, new)
+        out = tx.update(PODS, namespace, name, new)
+        if dry_run:
+            raise _RollBack()
+        return out
 
     try:
         reg.store.guaranteed_update(PODS, namespace, name, fn)
+    except _RollBack:
+        pass
     except StoreError as exc:
         raise E.from_store_error(exc, "pods", "", name) from None
     return dict(SUCCESS_201)
@@ -105,15 +134,17 @@ def _matching_pdbs(tx: Txn, pod: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def evict(reg: "Registry", namespace: str, name: str, eviction: Any) -> dict[str, Any]:
+def evict(reg: "Registry", namespace: str, name: str, eviction: Any, dry_run: bool = False) -> dict[str, Any]:
     if not isinstance(eviction, dict):
         raise E.bad_request("the body of the request must be an Eviction object")
     if eviction.get("kind") not in (None, "", "Eviction"):
         raise E.bad_request(f'{eviction.get("kind")} cannot be handled as an Eviction')
-    emeta = eviction.get("metadata") or {}
+    emeta = _typed(eviction, "metadata", dict, "Eviction", "v1.ObjectMeta") or {}
     if emeta.get("name") and emeta["name"] != name:
         raise E.bad_request("name in URL does not match name in Eviction object")
-    options = dict(eviction.get("deleteOptions") or {})
+    options = delete_options(_typed(eviction, "deleteOptions", dict, "Eviction", "v1.DeleteOptions") or {})
+    if dry_run:
+        options["dryRun"] = ["All"]
     try:
         with reg.store.txn() as tx:
             pod = tx.get(PODS, namespace, name)
@@ -123,6 +154,10 @@ def evict(reg: "Registry", namespace: str, name: str, eviction: Any) -> dict[str
             if not pod["metadata"].get("deletionTimestamp") and phase not in ("Pending", "Succeeded", "Failed"):
                 _consume_budget(reg, tx, pod)
             delete_in_txn(reg, tx, reg.resource("pods"), namespace, name, options)
+            if options.get("dryRun"):
+                raise _RollBack()
+    except _RollBack:
+        pass
     except StoreError as exc:
         raise E.from_store_error(exc, "pods", "", name) from None
     return dict(SUCCESS_201)
@@ -184,7 +219,7 @@ def get_scale(reg: "Registry", res: Resource, namespace: str, name: str) -> dict
 
 
 def update_scale(reg: "Registry", res: Resource, namespace: str, name: str, scale: Any,
-                 patch_type: str | None = None) -> dict[str, Any]:
+                 patch_type: str | None = None, dry_run: bool = False) -> dict[str, Any]:
     strategy = _workload(reg, res)
 
     def fn(cur: dict[str, Any], tx: Txn) -> dict[str, Any] | None:
@@ -192,11 +227,12 @@ def update_scale(reg: "Registry", res: Resource, namespace: str, name: str, scal
         body = apply_patch(patch_type, current, scale) if patch_type else scale
         if not isinstance(body, dict):
             raise E.bad_request("the body of the request must be a Scale object")
-        want_rv = (body.get("metadata") or {}).get("resourceVersion")
+        meta = _typed(body, "metadata", dict, "Scale", "v1.ObjectMeta") or {}
+        want_rv = meta.get("resourceVersion")
         if want_rv and str(want_rv) != cur["metadata"].get("resourceVersion"):
             raise E.conflict(res.plural, res.group, name, "the object has been modified; please apply "
                              "your changes to the latest version and try again")
-        replicas = (body.get("spec") or {}).get("replicas", 0)
+        replicas = (_typed(body, "spec", dict, "Scale", "v1.ScaleSpec") or {}).get("replicas", 0)
         if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 0:
             raise E.invalid("Scale", "autoscaling", name, [
                 ("FieldValueInvalid", "spec.replicas", f"Invalid value: {replicas!r}: must be greater "
@@ -206,10 +242,14 @@ def update_scale(reg: "Registry", res: Resource, namespace: str, name: str, scal
         new = copy.deepcopy(cur)
         new["spec"]["replicas"] = replicas
         new["metadata"]["generation"] = int(cur["metadata"].get("generation") or 1) + 1
+        if dry_run:
+            raise _DryScale(new)
         return write_update(reg, tx, res, new, cur)
 
     try:
         out = reg.store.guaranteed_update(res.storage, namespace, name, fn)
+    except _DryScale as d:
+        out = d.obj
     except StoreError as exc:
         raise E.from_store_error(exc, res.plural, res.group, name) from None
     return strategy.to_scale(out)

@@ -6,26 +6,34 @@ client goes away, when the watcher falls too far behind (the client resumes from
 resourceVersion), or when the server shuts down. With ``allowWatchBookmarks=true`` a
 ``BOOKMARK`` carrying the latest resourceVersion is sent every ``bookmark_interval``
 seconds. A start from a compacted resourceVersion is answered as kube-apiserver's watch
-cache answers it: 200 and a single ``ERROR`` event holding a 410 ``Expired`` Status.
+cache answers it: 200 and a single ``ERROR`` event holding a 410 ``Expired`` Status. So
+is a streaming list (``sendInitialEvents=true``) from a revision the store has not reached
+within 3 s: the ERROR event holds the 504 ``Too large resource version``. A plain watch
+from a future revision is admitted and waits for it, as the watch cache admits it.
 
 The event loop never blocks on the store: the watcher's callback (called in the writer's
-thread) only sets an ``asyncio.Event`` through ``call_soon_threadsafe``.
+thread) only sets an ``asyncio.Event`` through ``call_soon_threadsafe``. An idle watch
+costs no CPU (it sleeps until an event, a bookmark, its deadline or its client's
+disconnection) and little memory (:class:`WatchResponse`); watches do not count against
+the in-flight request limits (:mod:`.limits`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
-from collections.abc import AsyncIterator
+import threading
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from kubesched.cluster.apiserver import errors as E
 from kubesched.cluster.apiserver.handlers import Target, _flag, _int, wants_table
+from kubesched.cluster.apiserver.options import wait_fresh
 from kubesched.cluster.apiserver.tables import to_table
 from kubesched.cluster.apiserver.watchapi import BOOKMARK, ERROR, WatchItem, WatchStream, open_watch
 from kubesched.cluster.store import dumps
@@ -44,7 +52,9 @@ def _encode(item: WatchItem, table: tuple[str, float] | None, target: Target) ->
     return (dumps({"type": item.type, "object": item.obj}) + "\n").encode()
 
 
-def _gone_stream(exc: E.ApiError) -> Response:
+def _error_stream(exc: E.ApiError) -> Response:
+    """200 and one ERROR event: how the watch cache reports a failure after a watch has
+    been admitted (``newErrWatcher``)."""
     body = (dumps({"type": ERROR, "object": exc.status()}) + "\n").encode()
     return Response(body, media_type="application/json")
 
@@ -52,14 +62,23 @@ def _gone_stream(exc: E.ApiError) -> Response:
 async def watch_response(request: Request, state: "ApiServerState", t: Target) -> Response:
     q = request.query_params
     sie = q.get("sendInitialEvents")
+    initial = None if sie is None else _flag(sie)
+    rv = q.get("resourceVersion")
+    if initial and rv and rv.strip().isdigit():
+        # a streaming list must be at least as fresh as its resourceVersion; a plain watch
+        # from a future revision simply waits for it (the cacher does not block those)
+        try:
+            await wait_fresh(state.registry.store, int(rv))
+        except E.ApiError as exc:
+            return _error_stream(exc)
     try:
         stream = await run_in_threadpool(
-            open_watch, state.registry, t.resource, t.namespace, resource_version=q.get("resourceVersion"),
+            open_watch, state.registry, t.resource, t.namespace, resource_version=rv,
             label_selector=q.get("labelSelector", ""), field_selector=q.get("fieldSelector", ""),
-            send_initial_events=None if sie is None else _flag(sie))
+            send_initial_events=initial)
     except E.ApiError as exc:
         if exc.code == 410:
-            return _gone_stream(exc)
+            return _error_stream(exc)
         raise
     timeout = _int(q, "timeoutSeconds")
     if timeout is None:
@@ -69,48 +88,130 @@ async def watch_response(request: Request, state: "ApiServerState", t: Target) -
     table = None
     if wants_table(request):
         table = (q.get("includeObject", "Metadata"), 0.0)
-    return StreamingResponse(_events(state, stream, t, float(timeout), bookmarks, table),
-                             media_type="application/json")
+    return WatchResponse(_Watch(state, stream, t, float(max(0, timeout)), bookmarks, table))
 
 
-async def _events(state: "ApiServerState", stream: WatchStream, t: Target, timeout: float, bookmarks: bool,
-                  table: tuple[str, float] | None) -> AsyncIterator[bytes]:
+@dataclass(slots=True)
+class _Watch:
+    state: "ApiServerState"
+    stream: WatchStream
+    target: Target
+    timeout: float
+    bookmarks: bool
+    table: tuple[str, float] | None
+
+
+class WatchResponse(Response):
+    """A chunked stream of watch events, lean enough to keep thousands open: one task for
+    the request and one waiting for the client to go away, no thread, no polling."""
+
+    media_type = "application/json"
+
+    def __init__(self, watch: _Watch) -> None:
+        self.watch = watch
+        self.status_code = 200
+        self.background = None
+        self.init_headers(None)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        w, loop = self.watch, asyncio.get_running_loop()
+        wake = asyncio.Event()
+        waker = _waker(w.state, loop)
+        gone = loop.create_task(_disconnected(receive))
+        gone.add_done_callback(lambda _: wake.set())
+        w.stream.set_notify(lambda: waker.wake(wake))
+        gauge = w.state.metrics.longrunning.labels("WATCH", w.target.resource.group, w.target.resource.version,
+                                                   w.target.resource.plural, "",
+                                                   "namespace" if w.target.namespace else "cluster", "apiserver")
+        gauge.inc()
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+            await _pump(w, wake, gone, send)
+            if not gone.done():
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:  # the client went away mid-write
+            pass
+        finally:
+            gone.cancel()
+            w.stream.set_notify(None)
+            w.stream.close()
+            gauge.dec()
+
+
+class _Waker:
+    """Wakes watches from the store's writer thread with one ``call_soon_threadsafe`` per
+    batch, not one per watch: a commit seen by two thousand watches costs the writer (which
+    holds the store's lock while it publishes) one self-pipe write, not two thousand."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self._lock = threading.Lock()
+        self._pending: list[asyncio.Event] = []
+
+    def wake(self, event: asyncio.Event) -> None:
+        with self._lock:
+            self._pending.append(event)
+            if len(self._pending) > 1:
+                return  # a flush is already scheduled
+        try:
+            self.loop.call_soon_threadsafe(self._flush)
+        except RuntimeError:  # the loop is closed: nothing is waiting any more
+            with self._lock:
+                self._pending.clear()
+
+    def _flush(self) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, []
+        for event in pending:
+            event.set()
+
+
+def _waker(state: "ApiServerState", loop: asyncio.AbstractEventLoop) -> _Waker:
+    waker = getattr(state, "watch_waker", None)
+    if not isinstance(waker, _Waker) or waker.loop is not loop:
+        waker = _Waker(loop)
+        state.watch_waker = waker
+    return waker
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _pump(w: _Watch, wake: asyncio.Event, gone: "asyncio.Task[None]", send: Send) -> None:
     loop = asyncio.get_running_loop()
-    wake = asyncio.Event()
-
-    def notify() -> None:
-        with contextlib.suppress(RuntimeError):  # the loop is closing
-            loop.call_soon_threadsafe(wake.set)
-
-    stream.set_notify(notify)
-    state.metrics.longrunning.labels("WATCH", t.resource.group, t.resource.version, t.resource.plural, "",
-                                     "namespace" if t.namespace else "cluster", "apiserver").inc()
-    interval = state.config.bookmark_interval
-    deadline = loop.time() + timeout
+    interval = w.state.config.bookmark_interval
+    deadline = loop.time() + w.timeout
     next_bookmark = loop.time() + interval
-    counter = state.metrics.watch_events.labels(t.resource.group, t.resource.version, t.resource.kind)
+    res = w.target.resource
+    counter = w.state.metrics.watch_events.labels(res.group, res.version, res.kind)
+    timer: asyncio.TimerHandle | None = None  # one timer for the next deadline or bookmark,
+    timer_at = -1.0                           # re-armed only when that time changes
     try:
         while True:
-            items = stream.poll()
-            if items:
-                now = state.registry.clock()
-                tab = None if table is None else (table[0], now)
-                counter.inc(len(items))
-                yield b"".join(_encode(i, tab, t) for i in items)
-            if stream.closed or state.stopping.is_set():
-                return
-            now_t = loop.time()
-            if now_t >= deadline:
-                return
-            if bookmarks and now_t >= next_bookmark:
-                yield _encode(stream.bookmark(), None, t)
-                next_bookmark = now_t + interval
-            wait_until = min(deadline, next_bookmark) if bookmarks else deadline
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(wake.wait(), timeout=max(0.005, min(wait_until - now_t, 1.0)))
             wake.clear()
+            items = w.stream.poll()
+            if items:
+                tab = None if w.table is None else (w.table[0], w.state.registry.clock())
+                counter.inc(len(items))
+                await send({"type": "http.response.body",
+                            "body": b"".join(_encode(i, tab, w.target) for i in items), "more_body": True})
+            if gone.done() or w.stream.closed or w.state.stopping.is_set():
+                return
+            now = loop.time()
+            if now >= deadline:
+                return
+            if w.bookmarks and now >= next_bookmark:
+                await send({"type": "http.response.body", "body": _encode(w.stream.bookmark(), None, w.target),
+                            "more_body": True})
+                next_bookmark = now + interval
+            wait_until = min(deadline, next_bookmark) if w.bookmarks else deadline
+            if wait_until != timer_at:
+                if timer is not None:
+                    timer.cancel()
+                timer, timer_at = loop.call_at(wait_until, wake.set), wait_until
+            await wake.wait()
     finally:
-        stream.set_notify(None)
-        stream.close()
-        state.metrics.longrunning.labels("WATCH", t.resource.group, t.resource.version, t.resource.plural, "",
-                                         "namespace" if t.namespace else "cluster", "apiserver").dec()
+        if timer is not None:
+            timer.cancel()

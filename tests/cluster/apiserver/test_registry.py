@@ -71,7 +71,8 @@ def test_pod_create_is_defaulted_and_admitted_like_simulate(reg: Registry) -> No
 
 
 @pytest.mark.parametrize("body,code,field", [
-    (pod("web", cpu="lots"), 422, "spec.containers[0].resources.requests.cpu"),
+    # a quantity is parsed while the body is decoded (Quantity.UnmarshalJSON): 400, as upstream
+    (pod("web", cpu="lots"), 400, None),
     (pod("Web"), 422, "metadata.name"),
     ({"metadata": {"name": "x"}, "spec": {"containers": []}}, 422, "spec.containers"),
     (pod("web", tolerations=[{"operator": "Bogus"}]), 422, "spec.tolerations[0].operator"),

@@ -1,0 +1,171 @@
+"""Reading YAML and JSON text into documents, as ``kubectl`` reads a manifest.
+
+Why this exists: kubectl turns YAML into JSON (sigs.k8s.io/yaml: go-yaml, then
+``json.Marshal``) and reads JSON into float64/int64 values before it sends anything, so
+some text never reaches an API server: ``.inf``/``.nan`` (JSON has no such numbers), a JSON
+number out of float64's range, an alias that contains itself or expands without bound
+("excessive aliasing"). Those are refused here with one line naming the file and, for
+YAML, the place. YAML-only values are read as kubectl converts them: ``!!binary`` as its
+text, ``!!set`` as a map of nulls, a float literal out of float64's range as a string
+(go-yaml's ``strconv.ParseFloat`` fails on it), an integral float as an integer (``10.0``
+is sent as ``10``), timestamps as strings. PyYAML's C loader
+bounds nesting (1000 levels); JSON nested deeper than Python can parse is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+
+from kubesched.api.errors import DecodeError
+
+__all__ = ["documents"]
+
+if hasattr(yaml, "CSafeLoader"):
+    _BaseLoader: Any = yaml.CSafeLoader
+else:  # pragma: no cover - PyYAML built without libyaml
+    _BaseLoader = yaml.SafeLoader
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc]
+    """Safe loading, with timestamps kept as strings (as the API server's JSON has them)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    k: [r for r in v if r[0] != _TIMESTAMP] for k, v in _BaseLoader.yaml_implicit_resolvers.items()}
+_Loader.add_constructor(_TIMESTAMP, yaml.SafeLoader.construct_yaml_str)
+
+
+def _as_sent(value: float) -> float | int:
+    """A float64 as kubectl's ``json.Marshal`` writes it: an integral value below 1e21 has
+    no fraction or exponent (``10.0`` is sent as ``10``), so it decodes into an integer field."""
+    return int(value) if value.is_integer() and abs(value) < 1e21 else value
+
+
+def _finite_float(loader: Any, node: Any) -> float | int | str:
+    """``.inf``/``.nan`` cannot be sent as JSON; a float literal out of float64's range is
+    a string to kubectl's YAML parser (it fails ``strconv.ParseFloat``), so it is one here."""
+    value: float = yaml.SafeLoader.construct_yaml_float(loader, node)
+    if math.isfinite(value):
+        return _as_sent(value)
+    if "inf" in node.value.lower() or "nan" in node.value.lower():
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{node.value} is not a JSON number (JSON has no Infinity or NaN)", node.start_mark)
+    return str(node.value)
+
+
+def _binary_text(loader: Any, node: Any) -> str:
+    data: bytes = yaml.SafeLoader.construct_yaml_binary(loader, node)
+    return data.decode("utf-8", "replace")
+
+
+def _set_as_map(loader: Any, node: Any) -> dict[Any, None]:
+    return {loader.construct_object(k): None for k, _ in node.value}
+
+
+def _pairs_as_list(loader: Any, node: Any) -> list[Any]:
+    return [loader.construct_object(item, deep=True) for item in node.value]
+
+
+def _strict(construct: Any) -> Any:
+    """A scalar constructor whose bad input (``!!int x``) is a YAML error with its place."""
+    def run(loader: Any, node: Any) -> Any:
+        try:
+            return construct(loader, node)
+        except (ValueError, KeyError, TypeError, OverflowError):
+            tag = str(node.tag).rsplit(":", 1)[-1]
+            raise yaml.constructor.ConstructorError(
+                None, None, f"cannot read {str(node.value)[:40]!r} as !!{tag}", node.start_mark) from None
+    return run
+
+
+# What kubectl's YAML-to-JSON conversion makes of YAML-only values.
+_Loader.add_constructor("tag:yaml.org,2002:float", _strict(_finite_float))
+_Loader.add_constructor("tag:yaml.org,2002:int", _strict(yaml.SafeLoader.construct_yaml_int))
+_Loader.add_constructor("tag:yaml.org,2002:bool", _strict(yaml.SafeLoader.construct_yaml_bool))
+_Loader.add_constructor("tag:yaml.org,2002:binary", _binary_text)
+_Loader.add_constructor("tag:yaml.org,2002:set", _set_as_map)
+_Loader.add_constructor("tag:yaml.org,2002:omap", _pairs_as_list)
+_Loader.add_constructor("tag:yaml.org,2002:pairs", _pairs_as_list)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _json_float(text: str) -> float | int:
+    """A JSON number as kubectl reads it (float64) and sends it again: one out of range is
+    refused, an integral one is sent as an integer."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"json: cannot unmarshal number {text} into Go value of type float64")
+    return _as_sent(value)
+
+
+def documents(path: str, text: str) -> Iterator[tuple[int, Any]]:
+    """The documents of ``text`` (read from ``path``), numbered from 1; ``None`` for an
+    empty YAML document. Raises :class:`DecodeError` naming ``path``."""
+    if path.endswith(".json"):
+        yield from _json_documents(path, text)
+        return
+    aliased = "*" in text
+    n = 0
+    try:
+        for n, obj in enumerate(yaml.load_all(text, Loader=_Loader), 1):
+            if aliased:
+                _check_aliases(path, n, obj)
+            yield n, obj
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc, path) from None
+    except RecursionError:  # PyYAML without libyaml composes recursively
+        raise DecodeError("invalid YAML: nested too deeply", file=path) from None
+
+
+def _json_documents(path: str, text: str) -> Iterator[tuple[int, Any]]:
+    if not text.strip():
+        return
+    try:
+        obj = json.loads(text, parse_constant=_no_constant, parse_float=_json_float)
+    except json.JSONDecodeError as exc:
+        raise DecodeError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", file=path) from None
+    except ValueError as exc:  # NaN, Infinity, out of range
+        raise DecodeError(f"invalid JSON: {exc}", file=path) from None
+    except RecursionError:
+        raise DecodeError("invalid JSON: nested too deeply", file=path) from None
+    yield 1, obj
+
+
+_MAX_ALIASED_NODES = 1_000_000
+
+
+def _check_aliases(path: str, n: int, obj: Any) -> None:
+    """YAML aliases can make a document refer to itself, or expand it exponentially
+    ("billion laughs"), which JSON cannot express: refuse both, as kubectl's YAML parser
+    does ("excessive aliasing")."""
+    visited = 0
+    stack: list[tuple[Any, frozenset[int]]] = [(obj, frozenset())]
+    while stack:
+        cur, parents = stack.pop()
+        visited += 1
+        if visited > _MAX_ALIASED_NODES:
+            raise DecodeError("invalid YAML: document contains excessive aliasing", obj=f"document {n}", file=path)
+        if isinstance(cur, (dict, list)):
+            if id(cur) in parents:
+                raise DecodeError("invalid YAML: an alias refers to a node that contains it",
+                                  obj=f"document {n}", file=path)
+            inner = parents | {id(cur)}
+            stack.extend((v, inner) for v in (cur.values() if isinstance(cur, dict) else cur))
+
+
+def _yaml_error(exc: yaml.YAMLError, path: str) -> DecodeError:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    if mark is None:
+        return DecodeError(f"invalid YAML: {problem}", file=path)
+    return DecodeError(f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}",
+                       file=path)
