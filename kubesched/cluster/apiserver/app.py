@@ -1,7 +1,8 @@
 """The ASGI application: routes, middleware and the state handlers share.
 
 Layers, outermost first: request metrics (every response is counted, 401s included),
-authentication (tokens, client certificates; :mod:`.auth`), then Starlette routing to the REST endpoints
+authentication (tokens, client certificates; :mod:`.auth`), authorization (RBAC and the
+self reviews; :mod:`.authz`), then Starlette routing to the REST endpoints
 (:mod:`.handlers`), discovery, ``/version``, health checks and ``/metrics``. The OpenAPI
 documents are minimal (:mod:`.openapi`): enough for kubectl's server-side validation
 check, and an empty ``/openapi/v2`` for older kubectl.
@@ -22,6 +23,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kubesched.cluster.apiserver import discovery, errors as E, openapi
 from kubesched.cluster.apiserver.auth import Authenticator, Authn
+from kubesched.cluster.apiserver.authz.middleware import ALWAYS_ALLOW, RBAC, Authorizer
+from kubesched.cluster.apiserver.authz.policy import PolicyCache
 from kubesched.cluster.apiserver.handlers import api_endpoint, json_response, status_response
 from kubesched.cluster.apiserver.metrics import CONTENT_TYPE, ApiMetrics
 from kubesched.cluster.apiserver.registry import Registry
@@ -38,6 +41,7 @@ class ApiConfig:
     bookmark_interval: float = 60.0
     min_request_timeout: float = 1800.0
     authn: Authn = field(default_factory=Authn)
+    authorization_mode: str = ALWAYS_ALLOW  # or RBAC (:mod:`.authz`)
 
 
 @dataclass(slots=True)
@@ -129,4 +133,6 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
     ]
     app = Starlette(routes=routes)
     app.state.kubesched = state
-    return RequestMetrics(Authenticator(app, config.authn), state.metrics), state
+    cache = PolicyCache(registry) if config.authorization_mode == RBAC else None
+    authorized = Authorizer(app, config.authorization_mode, cache)
+    return RequestMetrics(Authenticator(authorized, config.authn), state.metrics), state

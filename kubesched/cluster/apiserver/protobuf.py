@@ -110,6 +110,18 @@ SCHEMA: dict[str, dict[int, F]] = {
                   4: ("renewTime", "t", "p"), 5: ("leaseTransitions", "i", "p")},
     "Scale": {1: ("metadata", "m:ObjectMeta", ""), 2: ("spec", "m:ScaleSpec", ""), 3: ("status", "skip", "")},
     "ScaleSpec": {1: ("replicas", "i", "")},
+    # authorization.k8s.io/v1: the self reviews kubectl auth can-i sends
+    "SelfSubjectAccessReview": {1: ("metadata", "m:ObjectMeta", ""), 2: ("spec", "m:SelfSubjectAccessReviewSpec", ""),
+                                3: ("status", "skip", "")},
+    "SelfSubjectAccessReviewSpec": {1: ("resourceAttributes", "m:ResourceAttributes", ""),
+                                    2: ("nonResourceAttributes", "m:NonResourceAttributes", "")},
+    "ResourceAttributes": {1: ("namespace", "s", ""), 2: ("verb", "s", ""), 3: ("group", "s", ""),
+                           4: ("version", "s", ""), 5: ("resource", "s", ""), 6: ("subresource", "s", ""),
+                           7: ("name", "s", "")},
+    "NonResourceAttributes": {1: ("path", "s", ""), 2: ("verb", "s", "")},
+    "SelfSubjectRulesReview": {1: ("metadata", "m:ObjectMeta", ""), 2: ("spec", "m:SelfSubjectRulesReviewSpec", ""),
+                               3: ("status", "skip", "")},
+    "SelfSubjectRulesReviewSpec": {1: ("namespace", "s", "")},
 }
 
 

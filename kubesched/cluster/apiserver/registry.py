@@ -41,6 +41,7 @@ from kubesched.cluster.apiserver.schedstrategy import (
 from kubesched.cluster.apiserver.selectors import predicate
 from kubesched.cluster.apiserver.statefulsetstrategy import StatefulSetStrategy
 from kubesched.cluster.apiserver.storagestrategy import STORAGE_STRATEGIES
+from kubesched.cluster.apiserver.authz.strategy import RBAC_STRATEGIES
 from kubesched.cluster.apiserver.strategy import (
     Admission, Context, EventStrategy, EventV1Strategy, NamespaceStrategy, ServiceStrategy,
     StatusStrategy, Strategy,
@@ -67,6 +68,7 @@ STRATEGIES: dict[tuple[str, str], Strategy] = {
     ("scheduling.x-k8s.io", "podgroups"): PodGroupStrategy(),
     ("apps", "statefulsets"): StatefulSetStrategy(),
     **STORAGE_STRATEGIES,
+    **RBAC_STRATEGIES,
 }
 _DEFAULT = Strategy()
 _DEFAULT_STATUS = StatusStrategy()

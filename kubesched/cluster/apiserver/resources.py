@@ -106,6 +106,14 @@ STORAGE_RESOURCES: tuple[Resource, ...] = (
              (_status("VolumeAttachment", "storage.k8s.io", "v1"),)),
 )
 
+# RBAC (rbac.authorization.k8s.io/v1): what the authorizer (:mod:`.authz`) reads
+RBAC_RESOURCES: tuple[Resource, ...] = (
+    Resource("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", False),
+    Resource("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", False),
+    Resource("rbac.authorization.k8s.io", "v1", "roles", "Role", True),
+    Resource("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", True),
+)
+
 RESOURCES: tuple[Resource, ...] = (
     Resource("", "v1", "pods", "Pod", True, ("po",), ("all",),
              (_status("Pod", "", "v1"),
@@ -135,7 +143,7 @@ RESOURCES: tuple[Resource, ...] = (
 ) + STORAGE_RESOURCES + (
     Resource("apps", "v1", "statefulsets", "StatefulSet", True, ("sts",), ("all",),
              (_status("StatefulSet", "apps", "v1"), _scale())),
-)
+) + RBAC_RESOURCES
 
 # Preferred order of API groups in discovery (kube-apiserver lists core-ish groups first).
 GROUP_ORDER = ("apps", "events.k8s.io", "policy", "storage.k8s.io", "scheduling.k8s.io",
