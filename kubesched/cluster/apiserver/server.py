@@ -125,7 +125,10 @@ class ApiServer:
         self.port = self.sock.getsockname()[1]
         self.url = f"{'https' if self.tls else 'http'}://{address}"
         self.kubeconfig = write_kubeconfig(
-            data / "kubeconfig", self.url, ca_file=self.tls.ca_cert if self.tls else None, token=self.token,
+            # under RBAC the kubeconfig (kubectl's, and the scheduler's inside) carries the client
+            # certificate, whose group is system:masters: a token file's first token may be anyone's
+            data / "kubeconfig", self.url, ca_file=self.tls.ca_cert if self.tls else None,
+            token=self.token if opts.authorization_mode != RBAC else None,
             client_cert=(self.tls.client_cert, self.tls.client_key) if self.tls else None)
         self.app, self.state = build_app(self.registry, ApiConfig(
             server_address=address, max_body_bytes=opts.max_body_bytes,
