@@ -122,6 +122,19 @@ SCHEMA: dict[str, dict[int, F]] = {
     "SelfSubjectRulesReview": {1: ("metadata", "m:ObjectMeta", ""), 2: ("spec", "m:SelfSubjectRulesReviewSpec", ""),
                                3: ("status", "skip", "")},
     "SelfSubjectRulesReviewSpec": {1: ("namespace", "s", "")},
+    # rbac.authorization.k8s.io/v1: kubectl create role/clusterrole/rolebinding/clusterrolebinding
+    "Role": {1: ("metadata", "m:ObjectMeta", ""), 2: ("rules", "m:PolicyRule", "r")},
+    "ClusterRole": {1: ("metadata", "m:ObjectMeta", ""), 2: ("rules", "m:PolicyRule", "r"),
+                    3: ("aggregationRule", "m:AggregationRule", "")},
+    "AggregationRule": {1: ("clusterRoleSelectors", "m:LabelSelector", "r")},
+    "PolicyRule": {1: ("verbs", "s", "r"), 2: ("apiGroups", "s", "r"), 3: ("resources", "s", "r"),
+                   4: ("resourceNames", "s", "r"), 5: ("nonResourceURLs", "s", "r")},
+    "RoleBinding": {1: ("metadata", "m:ObjectMeta", ""), 2: ("subjects", "m:Subject", "r"),
+                    3: ("roleRef", "m:RoleRef", "")},
+    "ClusterRoleBinding": {1: ("metadata", "m:ObjectMeta", ""), 2: ("subjects", "m:Subject", "r"),
+                           3: ("roleRef", "m:RoleRef", "")},
+    "Subject": {1: ("kind", "s", ""), 2: ("apiGroup", "s", ""), 3: ("name", "s", ""), 4: ("namespace", "s", "")},
+    "RoleRef": {1: ("apiGroup", "s", ""), 2: ("kind", "s", ""), 3: ("name", "s", "")},
 }
 
 

@@ -58,7 +58,7 @@ class RoleStrategy(Strategy):
             _list(rule, "resourceNames", path, causes)
             urls = _list(rule, "nonResourceURLs", path, causes)
             if not verbs:
-                causes.append(("FieldValueRequired", f"{path}.verbs", "verbs must contain at least one value"))
+                causes.append(("FieldValueRequired", f"{path}.verbs", "Required value: verbs must contain at least one value"))
             if urls:
                 if self.namespaced:
                     causes.append(invalid(f"{path}.nonResourceURLs", urls,
@@ -69,10 +69,10 @@ class RoleStrategy(Strategy):
                 continue
             if not groups:
                 causes.append(("FieldValueRequired", f"{path}.apiGroups",
-                               "resource rules must supply at least one api group"))
+                               "Required value: resource rules must supply at least one api group"))
             if not resources:
                 causes.append(("FieldValueRequired", f"{path}.resources",
-                               "resource rules must supply at least one resource"))
+                               "Required value: resource rules must supply at least one resource"))
         return causes
 
 
