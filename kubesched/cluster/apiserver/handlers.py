@@ -160,6 +160,17 @@ def _int(q: Any, key: str) -> int | None:
         raise E.bad_request(f"invalid {key}: {v!r}") from None
 
 
+def _exact_rv(q: Any) -> int | None:
+    """The revision of a ``resourceVersionMatch=Exact`` list (``NotOlderThan`` and no match
+    are served from the current state, which is never older than what was asked)."""
+    if q.get("resourceVersionMatch") != "Exact":
+        return None
+    rv = _int(q, "resourceVersion")
+    if rv is None or rv <= 0:
+        raise E.bad_request("resourceVersionMatch=Exact requires a resourceVersion greater than 0")
+    return rv
+
+
 def _verb(method: str, t: Target, watch: bool) -> str:
     if method == "GET":
         return "WATCH" if watch else ("GET" if t.name else "LIST")
@@ -190,7 +201,7 @@ async def handle(request: Request, state: "ApiServerState", t: Target) -> Respon
         if name is None:
             lst = await run_in_threadpool(reg.list, res, ns, label_selector=q.get("labelSelector", ""),
                                           field_selector=q.get("fieldSelector", ""), limit=_int(q, "limit") or 0,
-                                          continue_=q.get("continue", ""))
+                                          continue_=q.get("continue", ""), at_rv=_exact_rv(q))
             return _maybe_table(request, state, res, lst["items"], lst["metadata"], lst)
         if subr == "scale":
             return json_response(await run_in_threadpool(sub.get_scale, reg, res, ns or "", name))
