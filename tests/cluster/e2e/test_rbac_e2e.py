@@ -138,3 +138,19 @@ def test_deploy_rbac_is_sufficient_for_kubesched_run(rbac: Server, tmp_path: Pat
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "forbidden" not in (out + err).lower(), err
+
+
+def test_health_checks_listed_as_upstream(rbac: Server) -> None:
+    """healthz.go's format: ``[+]<check> ok`` lines and ``<endpoint> check passed`` with
+    ``?verbose``; ``exclude``; one check by path; the bare endpoint answers ``ok``. Anonymous
+    users may read the bare endpoints (system:public-info-viewer), as upstream."""
+    assert rbac.request("GET", "/readyz", auth=False) == (200, "ok")
+    assert rbac.request("GET", "/readyz?verbose", auth=False) == (
+        200, "[+]ping ok\n[+]log ok\n[+]store ok\n[+]shutdown ok\nreadyz check passed\n")
+    assert rbac.request("GET", "/livez?verbose&exclude=log", auth=False) == (
+        200, "[+]ping ok\n[+]log excluded: ok\n[+]store ok\nlivez check passed\n")
+    assert rbac.request("GET", "/readyz/shutdown") == (200, "ok")
+    assert rbac.request("GET", "/readyz/nope")[0] == 404
+    # a path public-info-viewer does not list is refused to anonymous users
+    status, body = rbac.request("GET", "/readyz/ping", auth=False)
+    assert status == 403 and body["message"] == 'forbidden: User "system:anonymous" cannot get path "/readyz/ping"'
