@@ -25,7 +25,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
-from kubesched.cluster.apiserver import discovery, errors as E, metaonly, protobuf, subresources as sub
+from kubesched.cluster.apiserver import discovery, errors as E, metaonly, protobuf, protobuf_encode
+from kubesched.cluster.apiserver import subresources as sub
 from kubesched.cluster.apiserver.resources import Resource
 from kubesched.cluster.apiserver.tables import to_table
 from kubesched.cluster.store import dumps
@@ -278,7 +279,13 @@ def wants_table(request: Request) -> bool:
 def _maybe_table(request: Request, state: "ApiServerState", res: Resource, items: Sequence[Mapping[str, Any]],
                  list_meta: dict[str, Any], plain: dict[str, Any]) -> Response:
     if not wants_table(request):
-        partial = metaonly.requested(request.headers.get("accept", ""))
+        accept = request.headers.get("accept", "")
+        if protobuf_encode.prefers_protobuf(accept):
+            try:
+                return Response(protobuf_encode.encode(plain), media_type=protobuf.MEDIA_TYPE)
+            except protobuf_encode.CannotEncode:
+                pass  # a field outside the table: JSON, which the client accepts too
+        partial = metaonly.requested(accept)
         if partial is not None:
             return json_response(metaonly.convert(partial, plain, "items" in plain),
                                  media_type=metaonly.media_type(partial))

@@ -106,8 +106,8 @@ SCHEMA: dict[str, dict[int, F]] = {
     "PriorityClass": {1: ("metadata", "m:ObjectMeta", ""), 2: ("value", "i", ""), 3: ("globalDefault", "b", ""),
                       4: ("description", "s", ""), 5: ("preemptionPolicy", "s", "p")},
     "Lease": {1: ("metadata", "m:ObjectMeta", ""), 2: ("spec", "m:LeaseSpec", "")},
-    "LeaseSpec": {1: ("holderIdentity", "s", "p"), 2: ("leaseDurationSeconds", "i", "p"), 3: ("acquireTime", "t", "p"),
-                  4: ("renewTime", "t", "p"), 5: ("leaseTransitions", "i", "p")},
+    "LeaseSpec": {1: ("holderIdentity", "s", "p"), 2: ("leaseDurationSeconds", "i", "p"), 3: ("acquireTime", "mt", "p"),
+                  4: ("renewTime", "mt", "p"), 5: ("leaseTransitions", "i", "p")},  # MicroTime, as upstream
     "Scale": {1: ("metadata", "m:ObjectMeta", ""), 2: ("spec", "m:ScaleSpec", ""), 3: ("status", "skip", "")},
     "ScaleSpec": {1: ("replicas", "i", "")},
     # authorization.k8s.io/v1: the self reviews kubectl auth can-i sends

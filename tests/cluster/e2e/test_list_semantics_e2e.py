@@ -75,3 +75,32 @@ def test_partial_object_metadata(server: Server) -> None:
 
     names = [p.metadata.name for p in client.CoreV1Api(server.client()).list_namespaced_pod("meta").items]
     assert names == ["m1", "m2"]
+
+
+def _raw_get(server: Server, path: str, accept: str) -> tuple[str, bytes]:
+    import urllib.request
+
+    hdrs, ctx = server._auth()
+    req = urllib.request.Request(server.url + path, headers={**hdrs, "Accept": accept})
+    with urllib.request.urlopen(req, timeout=30, context=ctx) as resp:
+        return resp.headers.get("Content-Type", ""), resp.read()
+
+
+def test_protobuf_responses_when_asked_first(server: Server) -> None:
+    """client-go's default Accept; a Lease (every field in the table) comes back as protobuf
+    that decodes to the JSON form; a Pod with a status (outside the table) comes back as JSON."""
+    from kubesched.cluster.apiserver import protobuf
+
+    accept = "application/vnd.kubernetes.protobuf, application/json"
+    lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "pb"},
+             "spec": {"holderIdentity": "me", "leaseDurationSeconds": 15}}
+    assert server.request("POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases", lease)[0] == 201
+    ctype, body = _raw_get(server, "/apis/coordination.k8s.io/v1/namespaces/default/leases/pb", accept)
+    assert ctype == "application/vnd.kubernetes.protobuf" and body.startswith(b"k8s\x00")
+    _, as_json = server.request("GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/pb")
+    assert protobuf.decode(body) == as_json
+    ctype, body = _raw_get(server, "/apis/coordination.k8s.io/v1/namespaces/default/leases", accept)
+    assert ctype == "application/vnd.kubernetes.protobuf" and b"\tLeaseList" in body[:60]
+    assert server.request("POST", "/api/v1/namespaces/default/pods", pod_manifest("pb-pod"))[0] == 201
+    ctype, body = _raw_get(server, "/api/v1/namespaces/default/pods/pb-pod", accept)
+    assert ctype == "application/json" and body.startswith(b"{")
