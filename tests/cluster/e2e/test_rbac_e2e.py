@@ -154,3 +154,12 @@ def test_health_checks_listed_as_upstream(rbac: Server) -> None:
     # a path public-info-viewer does not list is refused to anonymous users
     status, body = rbac.request("GET", "/readyz/ping", auth=False)
     assert status == 403 and body["message"] == 'forbidden: User "system:anonymous" cannot get path "/readyz/ping"'
+
+
+def test_always_allow_answers_the_reviews(server: Server) -> None:
+    """The default mode: every request is allowed, and the reviews say so (kubectl auth can-i
+    works against a default ``serve``); no bootstrap roles are created."""
+    assert server.kubectl("auth", "can-i", "delete", "nodes").stdout.strip() == "yes"
+    rules = server.kubectl("auth", "can-i", "--list").stdout.splitlines()
+    assert rules[1].split() == ["*.*", "[]", "[]", "[*]"]
+    assert server.kubectl("get", "clusterroles", "-o", "name").stdout.strip() == ""
