@@ -80,7 +80,12 @@ class Authorizer:
         if self.mode == RBAC:
             attrs = request_attributes(user.name, user.groups, method, path,
                                        scope.get("query_string", b"").decode("latin-1"))
-            allowed, reason = (await self._policy()).authorize(attrs)
+            try:
+                policy = await self._policy()
+            except Exception:  # the store is closing (shutdown): refuse rather than fail with a 500
+                await _respond(send, 503, E.ApiError(503, "ServiceUnavailable", "the server is shutting down").status())
+                return
+            allowed, reason = policy.authorize(attrs)
             if not allowed:
                 err = forbidden(attrs, reason)
                 await _respond(send, err.code, err.status())
