@@ -54,17 +54,6 @@ class Rule:
     resource_names: tuple[str, ...] = ()
     non_resource_urls: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"verbs": list(self.verbs)}
-        if self.non_resource_urls:
-            out["nonResourceURLs"] = list(self.non_resource_urls)
-            return out
-        out["apiGroups"] = list(self.api_groups)
-        out["resources"] = list(self.resources)
-        if self.resource_names:
-            out["resourceNames"] = list(self.resource_names)
-        return out
-
 
 def _strings(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list):
