@@ -104,3 +104,22 @@ def test_protobuf_responses_when_asked_first(server: Server) -> None:
     assert server.request("POST", "/api/v1/namespaces/default/pods", pod_manifest("pb-pod"))[0] == 201
     ctype, body = _raw_get(server, "/api/v1/namespaces/default/pods/pb-pod", accept)
     assert ctype == "application/json" and body.startswith(b"{")
+
+
+def test_kubectl_describe_decodes_our_protobuf(server: Server) -> None:
+    """kubectl describe uses client-go's typed clients (Accept: protobuf first): a real
+    client-go decoder reads the ConfigMap, Lease and Namespace this server encodes."""
+    lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "described"},
+             "spec": {"holderIdentity": "holder-x", "leaseDurationSeconds": 15,
+                      "renewTime": "2024-01-02T03:04:05.250000Z"}}
+    assert server.request("POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases", lease)[0] == 201
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "described"}, "data": {"key": "value-1"}}
+    assert server.request("POST", "/api/v1/namespaces/default/configmaps", cm)[0] == 201
+    out = server.kubectl("describe", "lease", "described", "-v=8")
+    assert "Content-Type: application/vnd.kubernetes.protobuf" in out.stderr
+    assert "holder-x" in out.stdout and "2024-01-02T03:04:05.250000Z" in out.stdout
+    out = server.kubectl("describe", "configmap", "described", "-v=8")
+    assert "Content-Type: application/vnd.kubernetes.protobuf" in out.stderr
+    assert "value-1" in out.stdout
+    out = server.kubectl("describe", "namespace", "default")
+    assert "Active" in out.stdout
