@@ -1,7 +1,8 @@
 """The ASGI application: routes, middleware and the state handlers share.
 
 Layers, outermost first: request metrics (every response is counted, 401s included),
-authentication (tokens, client certificates; :mod:`.auth`), then Starlette routing to the REST endpoints
+authentication (tokens, client certificates; :mod:`.auth`), authorization (RBAC and the
+self reviews; :mod:`.authz`), then Starlette routing to the REST endpoints
 (:mod:`.handlers`), discovery, ``/version``, health checks and ``/metrics``. The OpenAPI
 documents are minimal (:mod:`.openapi`): enough for kubectl's server-side validation
 check, and an empty ``/openapi/v2`` for older kubectl.
@@ -17,12 +18,14 @@ from dataclasses import dataclass, field
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from kubesched.cluster.apiserver import discovery, errors as E, openapi
+from kubesched.cluster.apiserver import discovery, errors as E, health, openapi
 from kubesched.cluster.apiserver.auth import Authenticator, Authn
+from kubesched.cluster.apiserver.authz.middleware import ALWAYS_ALLOW, RBAC, Authorizer
+from kubesched.cluster.apiserver.authz.policy import PolicyCache
 from kubesched.cluster.apiserver.handlers import api_endpoint, json_response, status_response
 from kubesched.cluster.apiserver.limits import (
     DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES, RequestLimits, kind_of,
@@ -46,6 +49,7 @@ class ApiConfig:
     bookmark_interval: float = 60.0
     min_request_timeout: float = 1800.0
     authn: Authn = field(default_factory=Authn)
+    authorization_mode: str = ALWAYS_ALLOW  # or RBAC (:mod:`.authz`)
 
 
 @dataclass(slots=True)
@@ -97,14 +101,6 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
     async def version(request: Request) -> Response:
         return json_response(discovery.version_info())
 
-    async def livez(request: Request) -> Response:
-        return PlainTextResponse("ok")
-
-    async def readyz(request: Request) -> Response:
-        if not state.ready.is_set() or state.stopping.is_set() or registry.store.closed:
-            return PlainTextResponse("[-]ready failed: not ready", status_code=503)
-        return PlainTextResponse("ok")
-
     async def metrics(request: Request) -> Response:
         return Response(await run_in_threadpool(state.metrics.render), media_type=CONTENT_TYPE)
 
@@ -130,11 +126,10 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
         return json_response(doc)
 
     routes = [Route(path, _read_only(fn), methods=METHODS) for path, fn in (
-        ("/version", version), ("/version/", version),
-        ("/healthz", livez), ("/livez", livez), ("/readyz", readyz),
-        ("/healthz/{rest:path}", livez), ("/livez/{rest:path}", livez),
-        ("/readyz/{rest:path}", readyz), ("/metrics", metrics),
+        ("/version", version), ("/version/", version), ("/metrics", metrics),
         ("/openapi/v2", openapi_v2), ("/openapi/v3", openapi_root), ("/openapi/v3/{rest:path}", openapi_gv))]
+    routes += [Route(p, _read_only(health.endpoint(name, name == "readyz")), methods=METHODS)
+               for name in ("healthz", "livez", "readyz") for p in (f"/{name}", f"/{name}/{{rest:path}}")]
     routes += [
         Route("/api", api_endpoint, methods=METHODS), Route("/api/{rest:path}", api_endpoint, methods=METHODS),
         Route("/apis", api_endpoint, methods=METHODS), Route("/apis/{rest:path}", api_endpoint, methods=METHODS),
@@ -142,7 +137,10 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
     ]
     app = Starlette(routes=routes)
     app.state.kubesched = state
-    limited = RequestLimits(app, max_readonly=config.max_readonly, max_mutating=config.max_mutating,
+    # as kube-apiserver's handler chain: authentication, then the in-flight limits, then authorization
+    cache = PolicyCache(registry) if config.authorization_mode == RBAC else None
+    authorized = Authorizer(app, config.authorization_mode, cache)
+    limited = RequestLimits(authorized, max_readonly=config.max_readonly, max_mutating=config.max_mutating,
                             max_watches=config.max_watches)
     return RequestMetrics(Authenticator(limited, config.authn, state.issuer.identity), state.metrics), state
 

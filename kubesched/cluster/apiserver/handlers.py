@@ -24,7 +24,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from kubesched.cluster.apiserver import discovery, errors as E, options as opts, podio, subresources as sub
+from kubesched.cluster.apiserver import discovery, errors as E, metaonly, options as opts, podio, protobuf
+from kubesched.cluster.apiserver import protobuf_encode, subresources as sub
 from kubesched.cluster.apiserver.apply.request import MAX_MANAGER_LENGTH, check_patch_options, server_side_apply
 from kubesched.cluster.apiserver.bodies import decode_body, read_body
 from kubesched.cluster.apiserver.patch import APPLY
@@ -132,6 +133,17 @@ def _int(q: Any, key: str) -> int | None:
         raise E.bad_request(f"invalid {key}: {v!r}") from None
 
 
+def _exact_rv(q: Any) -> int | None:
+    """The revision of a ``resourceVersionMatch=Exact`` list (``NotOlderThan`` and no match
+    are served from the current state, which is never older than what was asked)."""
+    if q.get("resourceVersionMatch") != "Exact":
+        return None
+    rv = _int(q, "resourceVersion")
+    if rv is None or rv <= 0:
+        raise E.bad_request("resourceVersionMatch=Exact requires a resourceVersion greater than 0")
+    return rv
+
+
 def _verb(method: str, t: Target, watch: bool) -> str:
     if method == "GET":
         return "WATCH" if watch else ("GET" if t.name else "LIST")
@@ -219,7 +231,7 @@ async def _read(request: Request, state: "ApiServerState", t: Target, watch: boo
         await opts.wait_fresh(reg.store, opts.requested_rv(q.get("resourceVersion")))
         lst = await run_in_threadpool(reg.list, res, ns, label_selector=q.get("labelSelector", ""),
                                       field_selector=q.get("fieldSelector", ""), limit=_int(q, "limit") or 0,
-                                      continue_=q.get("continue", ""))
+                                      continue_=q.get("continue", ""), at_rv=_exact_rv(q))
         return _maybe_table(request, state, res, lst["items"], lst["metadata"], lst)
     if t.subresource == "scale":
         return json_response(await run_in_threadpool(sub.get_scale, reg, res, ns or "", name))
@@ -258,6 +270,16 @@ def wants_table(request: Request) -> bool:
 def _maybe_table(request: Request, state: "ApiServerState", res: Resource, items: Sequence[Mapping[str, Any]],
                  list_meta: dict[str, Any], plain: dict[str, Any]) -> Response:
     if not wants_table(request):
+        accept = request.headers.get("accept", "")
+        if protobuf_encode.prefers_protobuf(accept):
+            try:
+                return Response(protobuf_encode.encode(plain), media_type=protobuf.MEDIA_TYPE)
+            except protobuf_encode.CannotEncode:
+                pass  # a field outside the table: JSON, which the client accepts too
+        partial = metaonly.requested(accept)
+        if partial is not None:
+            return json_response(metaonly.convert(partial, plain, "items" in plain),
+                                 media_type=metaonly.media_type(partial))
         return json_response(plain)
     include = request.query_params.get("includeObject", "Metadata")
     if include not in ("None", "Metadata", "Object"):
