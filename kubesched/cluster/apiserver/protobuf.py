@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import json
 from typing import Any
 
 from kubesched.cluster.apiserver.errors import ApiError
@@ -36,7 +37,11 @@ SCHEMA: dict[str, dict[int, F]] = {
                    7: ("generation", "i", ""), 8: ("creationTimestamp", "t", ""), 9: ("deletionTimestamp", "t", ""),
                    10: ("deletionGracePeriodSeconds", "i", "p"), 11: ("labels", "ms", ""),
                    12: ("annotations", "ms", ""), 13: ("ownerReferences", "m:OwnerReference", "r"),
-                   14: ("finalizers", "s", "r"), 17: ("managedFields", "skip", "r")},
+                   14: ("finalizers", "s", "r"), 17: ("managedFields", "m:ManagedFieldsEntry", "r")},
+    # apimachinery meta/v1 generated.proto; fieldsV1 is FieldsV1 {bytes Raw = 1}: the JSON of the set
+    "ManagedFieldsEntry": {1: ("manager", "s", ""), 2: ("operation", "s", ""), 3: ("apiVersion", "s", ""),
+                           4: ("time", "t", ""), 6: ("fieldsType", "s", ""), 7: ("fieldsV1", "j", ""),
+                           8: ("subresource", "s", "")},
     "OwnerReference": {1: ("kind", "s", ""), 3: ("name", "s", ""), 4: ("uid", "s", ""), 5: ("apiVersion", "s", ""),
                        6: ("controller", "b", "p"), 7: ("blockOwnerDeletion", "b", "p")},
     "LabelSelector": {1: ("matchLabels", "ms", ""), 2: ("matchExpressions", "m:LabelSelectorRequirement", "r")},
@@ -279,6 +284,12 @@ def _scalar(t: str, wt: int, v: Any, where: str) -> Any:
         return _time(bytes(v), micro=True)
     if t == "x":
         return _intorstr(bytes(v))
+    if t == "j":  # FieldsV1: field 1 holds the raw JSON
+        raw = bytes({n: val for n, _, val in fields(bytes(v))}.get(1, b""))
+        try:
+            return json.loads(raw) if raw else {}
+        except ValueError:
+            raise ApiError(400, "BadRequest", f"{where}: fieldsV1 is not JSON") from None
     if t.startswith("m:"):
         return decode_message(t[2:], bytes(v), where)
     raise AssertionError(t)

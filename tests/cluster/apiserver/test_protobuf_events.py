@@ -103,3 +103,23 @@ def test_list_and_what_cannot_be_encoded() -> None:
                  "spec": {"unknownField": 1}}):
         with pytest.raises(protobuf_encode.CannotEncode):
             protobuf_encode.encode(obj)
+
+
+def test_managed_fields_round_trip_as_fieldsv1_bytes() -> None:
+    """ObjectMeta.managedFields (field 17) as apimachinery's meta/v1 generated.proto has it:
+    ManagedFieldsEntry {manager 1, operation 2, apiVersion 3, time 4, fieldsType 6,
+    fieldsV1 7, subresource 8} and FieldsV1 {bytes Raw = 1} holding the set's JSON. Objects
+    written through server-side apply carry managedFields, so without this a Lease could not
+    be answered in protobuf. Bytes built by hand: tag = field << 3 | wire type 2."""
+    from kubesched.cluster.apiserver import protobuf
+    from kubesched.cluster.apiserver.protobuf_encode import encode_message
+
+    raw = b'{"f:x":{}}'  # compact JSON, 10 bytes
+    entry = (b"\x0a\x01m" + b"\x12\x05Apply" + b"\x32\x08FieldsV1"
+             + b"\x3a\x0c" + b"\x0a\x0a" + raw)
+    assert len(entry) == 0x22
+    want = b"\x0a\x01a" + b"\x8a\x01\x22" + entry  # field 17: varint tag 17<<3|2 = 138 = 0x8a 0x01
+    meta = {"name": "a", "managedFields": [{"manager": "m", "operation": "Apply", "fieldsType": "FieldsV1",
+                                            "fieldsV1": {"f:x": {}}}]}
+    assert encode_message("ObjectMeta", meta) == want
+    assert protobuf.decode_message("ObjectMeta", want) == meta
