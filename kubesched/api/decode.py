@@ -48,6 +48,7 @@ SCHEDULED_KINDS: dict[str, str] = {
     "PersistentVolume": "v1", "PersistentVolumeClaim": "v1", "StorageClass": "storage.k8s.io/v1",
     "CSINode": "storage.k8s.io/v1", "CSIDriver": "storage.k8s.io/v1", "CSIStorageCapacity": "storage.k8s.io/v1",
     "VolumeAttachment": "storage.k8s.io/v1",
+    # DRA (kubesched.api.dra), read by DynamicResources
     **{k: DRA_API_VERSION for k in DRA_KINDS},
 }
 # Kinds accepted and kept as raw dictionaries but not scheduled (controllers are NOT

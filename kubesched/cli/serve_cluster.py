@@ -27,7 +27,7 @@ def add_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--zones", type=int, default=0, metavar="N",
                    help="spread --nodes over N zones (topology.kubernetes.io/zone=zone-a, zone-b, ...)")
     g.add_argument("--node-pool", action="append", default=[], metavar="FILE",
-                   help="YAML list of node pools {count, namePrefix, capacity, labels, taints, zones, csiDrivers} "
+                   help="YAML list of node pools {count, namePrefix, capacity, labels, taints, zones, csiDrivers, dra} "
                         "(repeatable)")
     g.add_argument("--no-node-agent", action="store_true",
                    help="no simulated kubelets: no heartbeats, pods never start")

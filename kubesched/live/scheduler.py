@@ -4,9 +4,11 @@ Wiring, as upstream's ``scheduler.New`` and ``Run`` do it::
 
     informers (pods, nodes, namespaces, PriorityClasses, PDBs, PodGroups; Services,
                ReplicationControllers, ReplicaSets, StatefulSets, read by PodTopologySpread's
-               default selector; and the storage objects: PVs, PVCs, StorageClasses, CSINodes,
+               default selector; the storage objects: PVs, PVCs, StorageClasses, CSINodes,
                CSIDrivers, CSIStorageCapacities, VolumeAttachments, read by the volume plugins
-               through KubeStorage)
+               through KubeStorage; the DRA objects: DeviceClasses, ResourceSlices,
+               ResourceClaims, ResourceClaimTemplates, read and written by DynamicResources
+               through KubeDra)
         │ add / update / delete, under sched.lock
         ▼
     EventHandlers ──► Cache, SchedulingQueue ──► SchedulingLoop (one thread) ──► Scheduler
@@ -48,9 +50,11 @@ from kubesched.cluster.kube.events import EventRecorder
 from kubesched.cluster.kube.informer import Informer
 from kubesched.cluster.kube.objects import KubeObjects
 from kubesched.cluster.kube.resources import (
-    CSI_DRIVERS, CSI_NODES, CSI_STORAGE_CAPACITIES, NAMESPACES, NODES, PDBS, POD_GROUPS, PODS, PRIORITY_CLASSES, PVCS,
-    PVS, REPLICA_SETS, REPLICATION_CONTROLLERS, SERVICES, STATEFUL_SETS, STORAGE_CLASSES, VOLUME_ATTACHMENTS,
+    CSI_DRIVERS, CSI_NODES, CSI_STORAGE_CAPACITIES, DEVICE_CLASSES, NAMESPACES, NODES, PDBS, POD_GROUPS, PODS,
+    PRIORITY_CLASSES, PVCS, PVS, REPLICA_SETS, REPLICATION_CONTROLLERS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS,
+    RESOURCE_SLICES, SERVICES, STATEFUL_SETS, STORAGE_CLASSES, VOLUME_ATTACHMENTS,
 )
+from kubesched.cluster.kube.dra import KubeDra
 from kubesched.cluster.kube.sink import KubeSink
 from kubesched.cluster.kube.storage import KubeStorage
 from kubesched.config import SchedulerConfig, build_profiles
@@ -109,9 +113,14 @@ class LiveScheduler:
         # PodTopologySpread's default selector reads these (no events: upstream registers none)
         self.workloads = {"Service": inf(SERVICES), "ReplicationController": inf(REPLICATION_CONTROLLERS),
                           "ReplicaSet": inf(REPLICA_SETS), "StatefulSet": inf(STATEFUL_SETS)}
+        # DynamicResources' objects (templates: read by the resourceclaim controller, kept for explain)
+        self.dra_informers: list[tuple[Informer[Any], Resource | None]] = [
+            (inf(DEVICE_CLASSES), Resource.DeviceClass), (inf(RESOURCE_SLICES), Resource.ResourceSlice),
+            (inf(RESOURCE_CLAIMS), Resource.ResourceClaim), (inf(RESOURCE_CLAIM_TEMPLATES), None)]
         self.informers: list[Informer[Any]] = [self.nodes, self.pods, self.namespaces, self.priority_classes,
                                                self.pdbs, self.pod_groups, *self.workloads.values()] + [
-                                                   i for i, _ in self.storage_informers]
+                                                   i for i, _ in self.storage_informers] + [
+                                                   i for i, _ in self.dra_informers]
         self._stopping_storage = threading.Event()
         sinf = [i for i, _ in self.storage_informers]
         self.storage = KubeStorage(client, pvs=sinf[0], pvcs=sinf[1], classes=sinf[2], csinodes=sinf[3],
@@ -123,11 +132,15 @@ class LiveScheduler:
                                    workloads=self.workload_index)
         self.sink = KubeSink(client, self.recorder, pod_by_uid=self.objects.pod_by_uid, fence=fence)
         self.recorder.guard = self.sink.guard
+        dinf = [i for i, _ in self.dra_informers]
+        self.dra = KubeDra(client, classes=dinf[0], slices=dinf[1], claims=dinf[2], templates=dinf[3],
+                           guard=self.sink.guard)
         self.binder = Binder(options.binding_workers, after_each=self._after_binding)
         seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
         self.sched = Scheduler(self.cache, self.sink, self.objects, self.clock.now, random.Random(seed),
                                tie_break_by_name=options.tie_break_by_name, explain=options.explain,
-                               run_binding=self.binder.submit, storage=self.storage, storage_writer=self.storage)
+                               run_binding=self.binder.submit, storage=self.storage, storage_writer=self.storage,
+                               dra=self.dra, dra_writer=self.dra)
         profiles = build_profiles(config, registry or in_tree_registry(), DEFAULT_MULTIPOINT,
                                   self.sched.new_handle)
         for name, fw in profiles.items():
@@ -170,6 +183,15 @@ class LiveScheduler:
             informer.on_add = lambda o, r=resource: h.on_object_event(r, ActionType.Add, None, o)
             informer.on_update = lambda a, b, r=resource: h.on_object_event(r, ActionType.Update, a, b)
             informer.on_delete = lambda o, _stale, r=resource: h.on_object_event(r, ActionType.Delete, o, None)
+        bump = self.dra.changed
+        for informer, maybe in self.dra_informers:
+            def event(action: ActionType, old: Any, new: Any, r: Resource | None = maybe) -> None:
+                bump()
+                if r is not None:
+                    h.on_object_event(r, action, old, new)
+            informer.on_add = lambda o, ev=event: ev(ActionType.Add, None, o)
+            informer.on_update = lambda a, b, ev=event: ev(ActionType.Update, a, b)
+            informer.on_delete = lambda o, _stale, ev=event: ev(ActionType.Delete, o, None)
 
     # -- running -------------------------------------------------------------------------------
     @property

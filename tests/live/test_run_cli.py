@@ -119,6 +119,10 @@ CALLS: dict[tuple[str, str, str], str] = {
     # VolumeBinding's PreBind (storage.py): PV claimRef, PVC selected-node annotation
     ("", "persistentvolumes", "update"): r'request\("PUT", PVS\.object_path\(',
     ("", "persistentvolumeclaims", "update"): r'request\("PUT", PVCS\.object_path\(',
+    # DynamicResources' PreBind (dra.py): the claim's finalizer, then its status (allocation, reservedFor)
+    ("resource.k8s.io", "resourceclaims", "update"): r'_put\(RESOURCE_CLAIMS\.object_path\(ns, name\),',
+    ("resource.k8s.io", "resourceclaims/status", "update"):
+        r'_put\(RESOURCE_CLAIMS\.object_path\(ns, name, "status"\)[\s\S]*def _put[\s\S]{0,200}request\("PUT", path',
 }
 # every informer lists then watches its resource (informer.py)
 INFORMER_CALLS = {"list": r'request\("GET", self\.resource\.path', "watch": r'\.watch\(self\.resource\.path'}

@@ -21,6 +21,7 @@ from kubesched.api.defaults import (
     DEFAULT_TOLERATION_SECONDS, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, apply_node_defaults,
     apply_pod_defaults,
 )
+from kubesched.api.dra import check_container_claims
 from kubesched.api.errors import DecodeError
 from kubesched.api.objects import Node, Pod
 from kubesched.cluster.apiserver.strategy import Admission, Context, Strategy, spec_of
@@ -173,7 +174,8 @@ class PodStrategy(Strategy):
         causes = validate_pod_spec(obj.get("spec"), "spec")
         if causes:
             return causes
-        return parse_causes(Pod.from_dict, obj)
+        # spec.resourceClaims and the containers' resources.claims (DRA), as upstream validates them
+        return parse_causes(check_container_claims, obj) or parse_causes(Pod.from_dict, obj)
 
     def prepare_update(self, new: dict[str, Any], old: dict[str, Any], subresource: str) -> dict[str, Any]:
         out = super().prepare_update(new, old, subresource)

@@ -35,6 +35,7 @@ from kubesched.cluster.apiserver import errors as E
 from kubesched.cluster.apiserver.appsstrategy import DeploymentStrategy, ReplicaSetStrategy
 from kubesched.cluster.apiserver.configstrategy import SecretStrategy, ServiceAccountStrategy
 from kubesched.cluster.apiserver.daemonsetstrategy import CronJobStrategy, DaemonSetStrategy
+from kubesched.cluster.apiserver.drastrategy import DRA_STRATEGIES
 from kubesched.cluster.apiserver.podstrategy import NodeStrategy, PodStrategy
 from kubesched.cluster.apiserver.resources import TABLE, Resource, ResourceTable
 from kubesched.cluster.apiserver.schedstrategy import (
@@ -74,6 +75,7 @@ STRATEGIES: dict[tuple[str, str], Strategy] = {
     ("", "serviceaccounts"): ServiceAccountStrategy(),
     ("apps", "daemonsets"): DaemonSetStrategy(),
     ("batch", "cronjobs"): CronJobStrategy(),
+    **DRA_STRATEGIES,
 }
 _DEFAULT = Strategy()
 _DEFAULT_STATUS = StatusStrategy()

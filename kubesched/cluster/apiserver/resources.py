@@ -112,6 +112,17 @@ STORAGE_RESOURCES: tuple[Resource, ...] = (
              (_status("VolumeAttachment", "storage.k8s.io", "v1"),)),
 )
 
+# DRA (resource.k8s.io/v1): what DynamicResources reads and writes; batch/v1 Jobs
+DRA_RESOURCES: tuple[Resource, ...] = (
+    Resource("resource.k8s.io", "v1", "deviceclasses", "DeviceClass", False),
+    Resource("resource.k8s.io", "v1", "resourceslices", "ResourceSlice", False, (), (), (),
+             ("spec.nodeName", "spec.driver")),
+    Resource("resource.k8s.io", "v1", "resourceclaims", "ResourceClaim", True, (), (),
+             (_status("ResourceClaim", "resource.k8s.io", "v1"),)),
+    Resource("resource.k8s.io", "v1", "resourceclaimtemplates", "ResourceClaimTemplate", True),
+    Resource("batch", "v1", "jobs", "Job", True, (), ("all",), (_status("Job", "batch", "v1"),)),
+)
+
 RESOURCES: tuple[Resource, ...] = (
     Resource("", "v1", "pods", "Pod", True, ("po",), ("all",),
              (_status("Pod", "", "v1"),
@@ -143,7 +154,7 @@ RESOURCES: tuple[Resource, ...] = (
 ) + STORAGE_RESOURCES + (
     Resource("apps", "v1", "statefulsets", "StatefulSet", True, ("sts",), ("all",),
              (_status("StatefulSet", "apps", "v1"), _scale())),
-)
+) + DRA_RESOURCES
 
 # secrets and service accounts (with TokenRequest), DaemonSets, CronJobs
 WORKCTL_RESOURCES: tuple[Resource, ...] = (
@@ -159,7 +170,7 @@ RESOURCES += WORKCTL_RESOURCES
 
 # Preferred order of API groups in discovery (kube-apiserver lists core-ish groups first).
 GROUP_ORDER = ("apps", "events.k8s.io", "batch", "policy", "storage.k8s.io", "scheduling.k8s.io",
-               "coordination.k8s.io", "scheduling.x-k8s.io")
+               "coordination.k8s.io", "resource.k8s.io", "scheduling.x-k8s.io")
 
 
 class ResourceTable:

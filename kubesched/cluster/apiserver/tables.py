@@ -15,6 +15,7 @@ from typing import Any
 
 from kubesched.cluster.apiserver.appsstrategy import selector_string
 from kubesched.cluster.apiserver.resources import Resource
+from kubesched.cluster.apiserver.dratables import dra_printers
 from kubesched.cluster.apiserver.storagetables import storage_printers
 from kubesched.cluster.apiserver.workctltables import workctl_printers
 from kubesched.cluster.apiserver.strategy import parse_rfc3339
@@ -226,6 +227,7 @@ PRINTERS: dict[str, tuple[list[dict[str, Any]], Callable[[Mapping[str, Any], flo
 }
 PRINTERS.update(storage_printers(age))
 PRINTERS.update(workctl_printers(age))
+PRINTERS.update(dra_printers(age))
 
 
 def _row_object(obj: Mapping[str, Any], include: str) -> dict[str, Any] | None:

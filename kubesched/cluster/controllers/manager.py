@@ -1,4 +1,4 @@
-"""The controller manager: the workload and storage controllers and the garbage collector, as one
+"""The controller manager: workload, storage, DRA and Job controllers and the garbage collector, as one
 :class:`~kubesched.cluster.apiserver.server.Component` of ``kubesched serve``.
 
 Like kube-controller-manager it shares one set of informers between its controllers
@@ -21,6 +21,7 @@ from kubesched.cluster.controllers.cronjob import JOBS, CronJobController
 from kubesched.cluster.controllers.daemonset import DaemonSetController
 from kubesched.cluster.controllers.deployment import DeploymentController
 from kubesched.cluster.controllers.disruption import DisruptionController
+from kubesched.cluster.controllers.dra import dra_controllers
 from kubesched.cluster.controllers.events import EventRecorder
 from kubesched.cluster.controllers.garbagecollector import GarbageCollector
 from kubesched.cluster.controllers.informer import Informer, by_namespace, wait_synced
@@ -86,6 +87,9 @@ class ControllerManager:
         storage_informers, storage = storage_controllers(reg, pods, workers=workers)
         self._informers += storage_informers
         self._controllers += storage
+        dra_informers, dra = dra_controllers(reg, pods, rng, workers=workers)
+        self._informers += dra_informers
+        self._controllers += dra
         if self.options.garbage_collector:
             self._controllers.append(GarbageCollector(reg, workers=workers))
         for inf in self._informers:

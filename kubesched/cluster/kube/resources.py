@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.api.dra import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
 from kubesched.api.podgroup import PodGroup
 from kubesched.api.storage import (
@@ -98,6 +99,19 @@ CSI_STORAGE_CAPACITIES = ApiResource("storage.k8s.io", "v1", "csistoragecapaciti
 VOLUME_ATTACHMENTS = ApiResource("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", False,
                                  _trusted(VolumeAttachment))
 
+# what DynamicResources reads (and, for claims, writes at PreBind); the DRA objects are parsed
+# as the scheduler needs them (one that does not parse is skipped by its informer). Optional:
+# a cluster that does not serve resource.k8s.io/v1 (DRA off, before 1.34) has none of them.
+DEVICE_CLASSES = ApiResource("resource.k8s.io", "v1", "deviceclasses", "DeviceClass", False, DeviceClass.from_dict,
+                             optional=True)
+RESOURCE_SLICES = ApiResource("resource.k8s.io", "v1", "resourceslices", "ResourceSlice", False,
+                              ResourceSlice.from_dict, optional=True)
+RESOURCE_CLAIMS = ApiResource("resource.k8s.io", "v1", "resourceclaims", "ResourceClaim", True,
+                              ResourceClaim.from_dict, optional=True)
+RESOURCE_CLAIM_TEMPLATES = ApiResource("resource.k8s.io", "v1", "resourceclaimtemplates", "ResourceClaimTemplate",
+                                       True, ResourceClaimTemplate.from_dict, optional=True)
+
+DRA_RESOURCES = (DEVICE_CLASSES, RESOURCE_SLICES, RESOURCE_CLAIMS, RESOURCE_CLAIM_TEMPLATES)
 STORAGE_RESOURCES = (PVS, PVCS, STORAGE_CLASSES, CSI_NODES, CSI_DRIVERS, CSI_STORAGE_CAPACITIES, VOLUME_ATTACHMENTS)
 SCHEDULER_RESOURCES = ((NODES, PODS, NAMESPACES, PRIORITY_CLASSES, PDBS, POD_GROUPS) + STORAGE_RESOURCES
-                       + WORKLOAD_RESOURCES)
+                       + WORKLOAD_RESOURCES) + DRA_RESOURCES

@@ -12,7 +12,8 @@ For each node (created by ``--nodes``/``--node-pool`` or applied with kubectl) i
   pod is Running and Ready with a pod IP from the node's CIDR; a pod annotated
   ``kubesched.io/run-duration: 30s`` Succeeds that long after it started (whatever its
   restartPolicy: the annotation says the workload finishes), so it stops counting
-  against the node; a pod being deleted is removed (grace 0, uid precondition) once its
+  against the node (``kubesched.io/exit-code: "1"`` makes it end Failed instead); a pod
+  being deleted is removed (grace 0, uid precondition) once its
   simulated containers stop, ``min(grace period, pod_stop_delay)`` after deletion began;
   a Running pod marked not ready while its node was unreachable is ready again when the
   node is back.
@@ -54,6 +55,7 @@ log = logging.getLogger(__name__)
 HEARTBEAT_ANNOTATION = "kubesched.io/heartbeat"
 STOPPED = "stopped"
 RUN_DURATION_ANNOTATION = "kubesched.io/run-duration"
+EXIT_CODE_ANNOTATION = "kubesched.io/exit-code"  # with run-duration: how the containers end (0: Succeeded)
 LEASE_NAMESPACE = "kube-node-lease"
 MERGE = "application/merge-patch+json"
 
@@ -343,7 +345,8 @@ class NodeAgent(Controller[AgentKey]):
             return
         cur = self.pods.get(key[1], key[2])
         if cur is not None and (cur.get("status") or {}).get("phase") == "Running":
-            self._write_status(key, cur, PS.succeeded_status(cur, now))
+            code = str((meta(cur).get("annotations") or {}).get(EXIT_CODE_ANNOTATION, "0")).strip()
+            self._write_status(key, cur, PS.succeeded_status(cur, now, int(code) if code.isdigit() else 1))
 
     def _write_status(self, key: AgentKey, pod: Obj, status: dict[str, Any]) -> None:
         new = dict(pod)

@@ -126,17 +126,20 @@ def running_status(pod: Obj, now: float, host_ip: str, pod_ip: str) -> Obj:
     return status
 
 
-def succeeded_status(pod: Obj, now: float) -> Obj:
+def succeeded_status(pod: Obj, now: float, exit_code: int = 0) -> Obj:
+    """The pod's containers ended: phase Succeeded (exit code 0, reason Completed), or
+    Failed for another exit code (reason Error), as the kubelet reports them."""
     ts = timestamp(now)
     status = copy.deepcopy(pod.get("status") or {})
-    status["phase"] = "Succeeded"
-    status["conditions"] = _conditions(pod, ts, False, "PodCompleted", sandbox=False)
+    status["phase"] = "Succeeded" if exit_code == 0 else "Failed"
+    status["conditions"] = _conditions(pod, ts, False, "PodCompleted" if exit_code == 0 else "PodFailed",
+                                       sandbox=False)
     out = []
     for cs in status.get("containerStatuses") or []:
         started = ((cs.get("state") or {}).get("running") or {}).get("startedAt") or status.get("startTime") or ts
         cs = dict(cs, ready=False, started=False)
-        cs["state"] = {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": started, "finishedAt": ts,
-                                      "containerID": cs.get("containerID")}}
+        cs["state"] = {"terminated": {"exitCode": exit_code, "reason": "Completed" if exit_code == 0 else "Error",
+                                      "startedAt": started, "finishedAt": ts, "containerID": cs.get("containerID")}}
         out.append(cs)
     status["containerStatuses"] = out
     return status

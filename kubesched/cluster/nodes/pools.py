@@ -26,6 +26,11 @@ drivers, as a kubelet registers its CSI plugins: ``nodeID`` = the node's name, t
 and ``allocatable`` = the driver's volume limit (``allocatable.count``, which
 NodeVolumeLimits reads; omitted: no limit). The CSINode is owned by its Node.
 
+``dra`` declares devices a simulated DRA driver publishes on each node of the pool, as
+one ResourceSlice per node and driver (:mod:`kubesched.cluster.nodes.dradriver`)::
+
+    dra: [{driver: gpu.example.com, devices: 8, attributes: {model: A100}, capacity: {memory: 80Gi}}]
+
 Nodes are created only if absent, so a restart keeps them (and what kubectl changed on
 them). Nodes applied with kubectl are simulated just the same: the node agent takes over
 every Node object.
@@ -47,6 +52,7 @@ from kubesched.api.quantity import parse_quantity
 from kubesched.cluster.apiserver.bootstrap import NodeTemplate, node_names, node_object
 from kubesched.cluster.apiserver.errors import ApiError
 from kubesched.cluster.apiserver.registry import Registry
+from kubesched.cluster.nodes.dradriver import SLICES, DraDevices, parse_dra, slice_object
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +69,7 @@ class NodePool:
     taints: tuple[Mapping[str, Any], ...] = ()
     zones: int = 0
     csi_drivers: tuple[Mapping[str, Any], ...] = ()
+    dra: tuple[DraDevices, ...] = ()  # simulated DRA drivers: kubesched.cluster.nodes.dradriver
 
 
 def zone_name(i: int) -> str:
@@ -88,7 +95,7 @@ def parse_labels(text: str, what: str = "--node-labels") -> dict[str, str]:
 def _pool(raw: Any, path: str) -> NodePool:
     if not isinstance(raw, Mapping):
         raise KubeschedError(f"{path}: must be a mapping with count, namePrefix, capacity, labels, taints")
-    unknown = set(raw) - {"count", "namePrefix", "capacity", "labels", "taints", "zones", "csiDrivers"}
+    unknown = set(raw) - {"count", "namePrefix", "capacity", "labels", "taints", "zones", "csiDrivers", "dra"}
     if unknown:
         raise KubeschedError(f"{path}: unknown field(s) {', '.join(sorted(unknown))}")
     count, zones = raw.get("count"), raw.get("zones", 0)
@@ -119,7 +126,8 @@ def _pool(raw: Any, path: str) -> NodePool:
             raise KubeschedError(f'{path}.taints[{i}].effect: Unsupported value: "{taint.effect}": supported values: '
                                  '"NoSchedule", "PreferNoSchedule", "NoExecute"')
     return NodePool(int(count or 0), prefix, capacity, {str(k): str(v) for k, v in labels.items()},
-                    tuple(dict(t) for t in taints), zones, _csi_drivers(raw.get("csiDrivers"), f"{path}.csiDrivers"))
+                    tuple(dict(t) for t in taints), zones, _csi_drivers(raw.get("csiDrivers"), f"{path}.csiDrivers"),
+                    parse_dra(raw.get("dra"), f"{path}.dra"))
 
 
 def _csi_drivers(raw: Any, path: str) -> tuple[Mapping[str, Any], ...]:
@@ -198,6 +206,16 @@ def pool_node(pool: NodePool, name: str, i: int, index: int, now: float) -> dict
     return obj
 
 
+def _publish_slices(registry: Registry, pool: NodePool, node: Mapping[str, Any]) -> None:
+    """The simulated DRA driver's ResourceSlices of ``node`` (:mod:`.dradriver`)."""
+    for dev in pool.dra:
+        try:
+            registry.create(SLICES, None, slice_object(dev, node))
+        except ApiError as exc:
+            if exc.reason != "AlreadyExists":
+                raise
+
+
 def ensure_pools(registry: Registry, pools: list[NodePool]) -> list[str]:
     """Create the pools' nodes that do not exist yet; return the names created."""
     created, index = [], 0
@@ -205,12 +223,13 @@ def ensure_pools(registry: Registry, pools: list[NodePool]) -> list[str]:
         for i, name in enumerate(node_names(pool.count, pool.name_prefix)):
             index += 1
             try:
-                registry.get("nodes", None, name)
+                _publish_slices(registry, pool, registry.get("nodes", None, name))  # restart: only if missing
                 continue
             except ApiError as exc:
                 if exc.code != 404:
                     raise
             node = registry.create("nodes", None, pool_node(pool, name, i, index, registry.clock()))
+            _publish_slices(registry, pool, node)
             if pool.csi_drivers:
                 try:
                     registry.create("csinodes.storage.k8s.io", None, csinode_object(pool, node))

@@ -1,0 +1,33 @@
+"""The DRA and batch controllers of ``kubesched serve`` and the informers they share: the
+resourceclaim controller (claims from templates, reservations released, claims of done
+pods deleted) and the Job controller.
+
+In a real cluster both run in kube-controller-manager; the DRA driver that publishes
+ResourceSlices runs per node (here: :mod:`kubesched.cluster.nodes.dradriver`).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from kubesched.cluster.apiserver.registry import Registry
+from kubesched.cluster.controllers.base import Controller
+from kubesched.cluster.controllers.events import EventRecorder
+from kubesched.cluster.controllers.informer import Informer
+from kubesched.cluster.controllers.job import JobController
+from kubesched.cluster.controllers.resourceclaim import CLAIMS, TEMPLATES, ResourceClaimController
+
+
+def dra_controllers(reg: Registry, pods: Informer, rng: random.Random, *, workers: int = 1
+                    ) -> tuple[list[Informer], list[Controller[Any]]]:
+    """New informers (not started) and the controllers over them; ``pods`` is the
+    manager's pod informer (indexed by namespace)."""
+    claims = Informer(reg, CLAIMS)
+    templates = Informer(reg, TEMPLATES)
+    jobs = Informer(reg, "jobs.batch")
+    controllers: list[Controller[Any]] = [
+        ResourceClaimController(reg, pods, claims, templates, EventRecorder(reg, "resource_claim"), workers=workers),
+        JobController(reg, jobs, pods, rng, EventRecorder(reg, "job-controller"), workers=workers),
+    ]
+    return [claims, templates, jobs], controllers

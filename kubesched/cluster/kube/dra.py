@@ -1,0 +1,123 @@
+"""``KubeDra``: DynamicResources' view of a Kubernetes API server's DRA objects
+(``DraLister``), and its PreBind writes to it (``DraWriter``).
+
+Reads come from the informers of DeviceClasses, ResourceSlices, ResourceClaims and
+ResourceClaimTemplates (dictionary look-ups, lists cached per :attr:`generation`, which
+the live scheduler bumps on every informer event of these kinds). Writes are what
+upstream's ``bindClaim`` sends: when the finalizer ``resource.kubernetes.io/
+delete-protection`` is new, a ``PUT`` of the claim with it, then a ``PUT`` of its
+``status`` subresource with ``allocation`` and ``reservedFor`` — each with the
+resourceVersion the scheduler read, so a concurrent change fails the write (409) and
+the binding cycle fails as upstream's does.
+
+A written claim is kept as *assumed* until its informer has caught up (upstream's assume
+cache): the next pod sharing the claim reads the version just written, not a stale one
+that would make its own write conflict.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from kubesched.api.dra import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from kubesched.cluster.kube.client import KubeClient
+from kubesched.cluster.kube.errors import KubeClientError
+from kubesched.cluster.kube.informer import Informer
+from kubesched.cluster.kube.resources import RESOURCE_CLAIMS
+from kubesched.framework.dra import DraWriteError
+
+
+def _rv(claim: ResourceClaim | None) -> int:
+    try:
+        return int(((claim.raw if claim is not None else {}).get("metadata") or {}).get("resourceVersion") or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+class KubeDra:
+    def __init__(self, client: KubeClient, *, classes: Informer[DeviceClass], slices: Informer[ResourceSlice],
+                 claims: Informer[ResourceClaim], templates: Informer[ResourceClaimTemplate],
+                 guard: Callable[[], None] | None = None) -> None:
+        self.client = client
+        self._classes = classes
+        self._slices = slices
+        self._claims = claims
+        self._templates = templates
+        self.guard = guard  # the leader's fence, checked right before each write
+        self._generation = 0
+        self._slice_list: tuple[int, list[ResourceSlice]] | None = None
+        self._claim_list: tuple[int, list[ResourceClaim]] | None = None
+        self._in_flight: dict[str, ResourceClaim] = {}
+        self._assumed: dict[tuple[str, str], ResourceClaim] = {}
+        self._lock = threading.Lock()
+
+    def changed(self) -> None:
+        """An informer of these kinds delivered an event (called under the scheduler's lock)."""
+        self._generation += 1
+
+    # -- DraLister -------------------------------------------------------------------------------
+    @property
+    def generation(self) -> int:
+        return self._generation
+
+    def device_class(self, name: str) -> DeviceClass | None:
+        return self._classes.get(name)
+
+    def resource_slices(self) -> Sequence[ResourceSlice]:
+        cached = self._slice_list
+        if cached is None or cached[0] != self._generation:
+            cached = (self._generation, sorted(self._slices.values(), key=lambda s: s.name))
+            self._slice_list = cached
+        return cached[1]
+
+    def resource_claim(self, namespace: str, name: str) -> ResourceClaim | None:
+        seen = self._claims.get_namespaced(namespace, name)
+        with self._lock:
+            assumed = self._assumed.get((namespace, name))
+            if assumed is None:
+                return seen
+            if seen is None or _rv(seen) >= _rv(assumed):
+                del self._assumed[(namespace, name)]  # the informer caught up (or it is gone)
+                return seen
+            return assumed
+
+    def resource_claims(self) -> Sequence[ResourceClaim]:
+        cached = self._claim_list
+        if cached is None or cached[0] != self._generation:
+            claims = [self.resource_claim(c.namespace, c.name) for c in self._claims.values()]
+            cached = (self._generation, [c for c in claims if c is not None])
+            self._claim_list = cached
+        return cached[1]
+
+    @property
+    def in_flight(self) -> dict[str, ResourceClaim]:
+        return self._in_flight
+
+    # -- DraWriter -------------------------------------------------------------------------------
+    def update_claim(self, raw: dict[str, Any]) -> ResourceClaim:
+        meta = raw.get("metadata") or {}
+        ns, name = str(meta.get("namespace") or ""), str(meta.get("name") or "")
+        current = self.resource_claim(ns, name)
+        body = copy.deepcopy(raw)
+        try:
+            if current is not None and (current.raw.get("metadata") or {}).get("finalizers") != meta.get("finalizers"):
+                written = self._put(RESOURCE_CLAIMS.object_path(ns, name), {**body, "status": current.raw.get("status")})
+                body["metadata"] = {**body["metadata"], "resourceVersion": written["metadata"]["resourceVersion"]}
+            out = self._put(RESOURCE_CLAIMS.object_path(ns, name, "status"), body)
+        except KubeClientError as exc:
+            raise DraWriteError(str(exc)) from exc
+        claim: ResourceClaim = RESOURCE_CLAIMS.decode(out)
+        with self._lock:
+            if _rv(claim) > _rv(self._claims.get_namespaced(ns, name)):
+                self._assumed[(ns, name)] = claim
+        self._generation += 1
+        return claim
+
+    def _put(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        out = self.client.request("PUT", path, body=body, guard=self.guard)
+        if not isinstance(out, dict):
+            raise DraWriteError(f"PUT {path}: the server answered no object")
+        return out
