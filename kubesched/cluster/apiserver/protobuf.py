@@ -110,7 +110,7 @@ SCHEMA: dict[str, dict[int, F]] = {
                   4: ("renewTime", "t", "p"), 5: ("leaseTransitions", "i", "p")},
     "Scale": {1: ("metadata", "m:ObjectMeta", ""), 2: ("spec", "m:ScaleSpec", ""), 3: ("status", "skip", "")},
     "ScaleSpec": {1: ("replicas", "i", "")},
-    # secrets, service accounts, TokenRequest, DaemonSets, CronJobs (kubectl create ... sends these)
+    # secrets, service accounts, TokenRequest, DaemonSets, CronJobs, Jobs (kubectl create ... sends these)
     "Secret": {1: ("metadata", "m:ObjectMeta", ""), 2: ("data", "my", ""), 3: ("type", "s", ""),
                4: ("stringData", "ms", ""), 5: ("immutable", "b", "p")},
     "ServiceAccount": {1: ("metadata", "m:ObjectMeta", ""), 2: ("secrets", "m:ObjectReference", "r"),
@@ -133,6 +133,7 @@ SCHEMA: dict[str, dict[int, F]] = {
                     3: ("concurrencyPolicy", "s", ""), 4: ("suspend", "b", "p"),
                     5: ("jobTemplate", "m:JobTemplateSpec", ""), 6: ("successfulJobsHistoryLimit", "i", "p"),
                     7: ("failedJobsHistoryLimit", "i", "p")},
+    "Job": {1: ("metadata", "m:ObjectMeta", ""), 2: ("spec", "m:JobSpec", ""), 3: ("status", "skip", "")},
     "JobTemplateSpec": {1: ("metadata", "m:ObjectMeta", ""), 2: ("spec", "m:JobSpec", "")},
     "JobSpec": {1: ("parallelism", "i", "p"), 2: ("completions", "i", "p"), 3: ("activeDeadlineSeconds", "i", "p"),
                 7: ("backoffLimit", "i", "p"), 4: ("selector", "m:LabelSelector", ""), 5: ("manualSelector", "b", "p"),
