@@ -26,8 +26,11 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from kubesched.cluster.apiserver import discovery, errors as E, podio, protobuf, subresources as sub
+from kubesched.cluster.apiserver.apply.request import MAX_MANAGER_LENGTH, check_patch_options, server_side_apply
+from kubesched.cluster.apiserver.patch import APPLY
 from kubesched.cluster.apiserver.resources import Resource
 from kubesched.cluster.apiserver.tables import to_table
+from kubesched.cluster.apiserver.typedefs.validate import validate_fields, warning_header
 from kubesched.cluster.store import dumps
 
 if TYPE_CHECKING:
@@ -135,7 +138,7 @@ def decode_body(raw: bytes, content_type: str) -> Any:
         raise E.ApiError(415, "UnsupportedMediaType", 'the body of the request was in an unknown format - '
                          'accepted media types include: application/json, application/yaml, '
                          'application/vnd.kubernetes.protobuf')
-    if ct in ("application/yaml", "application/x-yaml", "text/yaml"):
+    if ct in ("application/yaml", "application/x-yaml", "text/yaml", "application/apply-patch+yaml"):
         try:
             return yaml.safe_load(raw)
         except yaml.YAMLError as exc:
@@ -144,6 +147,14 @@ def decode_body(raw: bytes, content_type: str) -> Any:
         return json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise E.bad_request(f"couldn't get version/kind; json parse error: {exc}") from None
+
+
+def field_manager(request: Request) -> str | None:
+    """The manager of a write: ``fieldManager``, else the User-Agent up to its first "/" (upstream)."""
+    manager = request.query_params.get("fieldManager") or \
+        request.headers.get("user-agent", "").split("/")[0][:MAX_MANAGER_LENGTH]
+    check_patch_options(False, manager, False)
+    return manager or None
 
 
 def _flag(value: str | None) -> bool:
@@ -212,11 +223,24 @@ async def handle(request: Request, state: "ApiServerState", t: Target) -> Respon
             return json_response(out)
         obj, _removed = await run_in_threadpool(reg.delete, res, ns, name, options)
         return json_response(obj)
-    body = decode_body(await read_body(request, state.config.max_body_bytes, state.config.body_timeout),
-                       request.headers.get("content-type", "application/json"))
+    raw = await read_body(request, state.config.max_body_bytes, state.config.body_timeout)
+    body = decode_body(raw, request.headers.get("content-type", "application/json"))
+    warnings = validate_fields(q, t, method, request.headers.get("content-type", ""), body, raw)
+    resp = await _write(request, state, t, body, dry_run)
+    for w in warnings:
+        resp.headers.append("Warning", warning_header(w))
+    return resp
+
+
+async def _write(request: Request, state: "ApiServerState", t: Target, body: Any, dry_run: bool) -> Response:
+    q = request.query_params
+    method = request.method
+    reg = state.registry
+    res, ns, name, subr = t.resource, t.namespace, t.name, t.subresource
+    manager = field_manager(request)
     if method == "POST":
         if name is None:
-            obj = await run_in_threadpool(lambda: reg.create(res, ns, body, dry_run=dry_run))
+            obj = await run_in_threadpool(lambda: reg.create(res, ns, body, dry_run=dry_run, field_manager=manager))
             return json_response(obj, 201)
         if subr == "binding" and res.plural == "pods":
             return json_response(await run_in_threadpool(sub.bind, reg, ns or "", name, body), 201)
@@ -230,14 +254,21 @@ async def handle(request: Request, state: "ApiServerState", t: Target) -> Respon
     if method == "PUT":
         if subr == "scale":
             return json_response(await run_in_threadpool(sub.update_scale, reg, res, ns or "", name, body))
-        obj = await run_in_threadpool(lambda: reg.update(res, ns, name, body, subresource=subr, dry_run=dry_run))
+        obj = await run_in_threadpool(lambda: reg.update(res, ns, name, body, subresource=subr, dry_run=dry_run,
+                                                         field_manager=manager))
         return json_response(obj)
     if method == "PATCH":
         ct = request.headers.get("content-type", "")
         if subr == "scale":
             return json_response(await run_in_threadpool(sub.update_scale, reg, res, ns or "", name, body, ct))
+        if ct.split(";")[0].strip().lower() == APPLY:
+            applied, created = await run_in_threadpool(
+                lambda: server_side_apply(reg, res, ns, name, body, q.get("fieldManager") or "",
+                                          _flag(q.get("force")), subr, dry_run))
+            return json_response(applied, 201 if created else 200)
+        check_patch_options(False, manager, "force" in q)
         obj = await run_in_threadpool(lambda: reg.patch(res, ns, name, ct, body, subresource=subr,
-                                                        dry_run=dry_run))
+                                                        dry_run=dry_run, field_manager=manager))
         return json_response(obj)
     raise E.method_not_allowed()
 

@@ -1,21 +1,15 @@
-"""The OpenAPI v3 documents kubectl needs, and no more.
+"""The OpenAPI documents kubectl reads: ``/openapi/v3`` (one document per group-version)
+and ``/openapi/v2``.
 
-kubectl 1.32 validates manifests by default (``--validate=strict``). It first asks the
-server's OpenAPI v3 document whether the PATCH operation of the object's kind takes the
-``fieldValidation`` query parameter; if so, it sends ``fieldValidation=Strict`` and lets
-the server validate. Otherwise it validates client-side against the OpenAPI v2 schema,
-and without one ``kubectl apply`` fails ("failed to download openapi"). So ``/openapi/v3``
-lists one document per group-version, and each declares, for every kind, a PATCH
-operation with its ``x-kubernetes-group-version-kind`` and the ``fieldValidation``
-parameter. Schemas are left out: ``kubectl apply`` then computes strategic merge patches
-from its compiled-in types (and JSON merge patches for PodGroups), exactly as with a
-server whose OpenAPI has no schema for a kind; ``kubectl explain`` is not supported.
+Each v3 document declares, for every kind, a PATCH operation with its
+``x-kubernetes-group-version-kind`` and the ``fieldValidation`` parameter (so kubectl
+1.2x+ validates server-side, ``--validate=strict`` sending ``fieldValidation=Strict``), and
+the kinds' schemas under ``components.schemas``, generated from the one description of the
+served types (:mod:`.typedefs`): ``kubectl explain`` reads them, and ``kubectl apply`` takes
+its strategic-merge metadata (``x-kubernetes-patch-merge-key``) from them.
 Older kubectl (Debian's 1.20, for one) reads ``/openapi/v2`` instead, as protobuf; it
 gets a valid document without definitions, which makes it skip client-side validation
 (a kind it finds no schema for is not validated) and use its compiled-in patch metadata.
-
-The server applies ``fieldValidation`` leniently: unknown fields are kept, as with
-``Ignore``, while the fields kubesched reads are validated strictly (422 with causes).
 """
 
 from __future__ import annotations
@@ -25,6 +19,20 @@ import json
 from typing import Any
 
 from kubesched.cluster.apiserver.resources import Resource, ResourceTable
+from kubesched.cluster.apiserver.typedefs import definition_for
+from kubesched.cluster.apiserver.typedefs.dsl import DEFS, closure, def_schema
+
+_META = "io.k8s.apimachinery.pkg."
+# the schemas upstream gives its JSON-string types
+PRIMITIVES: dict[str, Any] = {
+    _META + "api.resource.Quantity": {"description": "A fixed-point amount: 100m, 1Gi, 2.", "type": "string"},
+    _META + "apis.meta.v1.Time": {"description": "An RFC 3339 time in seconds.", "type": "string",
+                                  "format": "date-time"},
+    _META + "apis.meta.v1.MicroTime": {"description": "An RFC 3339 time in microseconds.", "type": "string",
+                                       "format": "date-time"},
+    _META + "util.intstr.IntOrString": {"description": "An integer or a string (25%).", "type": "string",
+                                        "format": "int-or-string", "x-kubernetes-int-or-string": True},
+}
 
 _PARAMS = [{"name": n, "in": "query", "schema": {"type": "string", "uniqueItems": True}}
            for n in ("dryRun", "fieldManager", "fieldValidation", "force", "pretty")]
@@ -53,6 +61,9 @@ def document(table: ResourceTable, group: str, version: str) -> dict[str, Any] |
     if not resources:
         return None
     paths: dict[str, Any] = {}
+    names = [definition_for(r.group, r.version, r.kind) for r in resources]
+    schemas: dict[str, Any] = {n: def_schema(DEFS[n]) for n in closure(names)}
+    schemas.update(PRIMITIVES)
     for r in resources:
         gvk = {"group": r.group, "version": r.version, "kind": r.kind}
         paths[_object_path(r)] = {"patch": {
@@ -60,7 +71,7 @@ def document(table: ResourceTable, group: str, version: str) -> dict[str, Any] |
             "x-kubernetes-group-version-kind": gvk, "parameters": _PARAMS,
             "responses": {"200": {"description": "OK"}}}}
     return {"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": "v1.34.1"}, "paths": paths,
-            "components": {"schemas": {}}}
+            "components": {"schemas": schemas}}
 
 
 def _hash(doc: dict[str, Any]) -> str:

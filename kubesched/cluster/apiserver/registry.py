@@ -32,6 +32,8 @@ from kubesched.api.defaults import generate_name
 from kubesched.api.errors import DecodeError
 from kubesched.api.objects import PriorityClass
 from kubesched.cluster.apiserver import errors as E
+from kubesched.cluster.apiserver.apply import track_update
+from kubesched.cluster.apiserver.typedefs import definition_for
 from kubesched.cluster.apiserver.appsstrategy import DeploymentStrategy, ReplicaSetStrategy
 from kubesched.cluster.apiserver.configstrategy import SecretStrategy, ServiceAccountStrategy
 from kubesched.cluster.apiserver.daemonsetstrategy import CronJobStrategy, DaemonSetStrategy
@@ -215,7 +217,10 @@ class Registry:
 
     # -- create ---------------------------------------------------------------------------
     def create(self, res: Resource | str, namespace: str | None, obj: Any, *,
-               dry_run: bool = False) -> dict[str, Any]:
+               dry_run: bool = False, field_manager: str | None = None,
+               managed: Any = None) -> dict[str, Any]:
+        """Create ``obj``; its managedFields are ``managed`` (create-on-apply) or an Update by
+        ``field_manager`` (None: not attributed)."""
         res = self.resource(res)
         ns = self._ns(res, namespace)
         strategy = self.strategy(res)
@@ -230,7 +235,7 @@ class Registry:
             if base:
                 meta["name"] = generate_name(base, uuid.uuid4().hex)
             candidate = copy.deepcopy(obj)
-            self._prepare_create(res, strategy, candidate, ctx)
+            self._prepare_create(res, strategy, candidate, ctx, field_manager, managed)
             try:
                 return self.view(res, self._insert(res, ns, candidate, dry_run))
             except E.ApiError as exc:
@@ -238,7 +243,8 @@ class Registry:
                     raise
         raise AssertionError("unreachable")
 
-    def _prepare_create(self, res: Resource, strategy: Strategy, obj: dict[str, Any], ctx: Context) -> None:
+    def _prepare_create(self, res: Resource, strategy: Strategy, obj: dict[str, Any], ctx: Context,
+                        field_manager: str | None = None, managed: Any = None) -> None:
         meta = obj["metadata"]
         for k in ("resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(k, None)
@@ -254,6 +260,11 @@ class Registry:
             raise E.invalid(res.kind, res.group, str(meta.get("name") or ""),
                             [decode_cause(exc, obj)]) from None
         self._validate(res, strategy, obj, ctx)
+        if managed is not None:
+            meta["managedFields"] = managed
+        else:
+            track_update(None, obj, field_manager, res.api_version, "", res.has_status, ctx.timestamp(),
+                         definition_for(res.group, res.version, res.kind))
 
     def _insert(self, res: Resource, ns: str, obj: dict[str, Any], dry_run: bool) -> dict[str, Any]:
         name = obj["metadata"]["name"]
@@ -283,7 +294,7 @@ class Registry:
 
     # -- update and patch -----------------------------------------------------------------
     def update(self, res: Resource | str, namespace: str | None, name: str, obj: Any, *,
-               subresource: str = "", dry_run: bool = False) -> dict[str, Any]:
+               subresource: str = "", dry_run: bool = False, field_manager: str | None = None) -> dict[str, Any]:
         res = self.resource(res)
         ns = self._ns(res, namespace)
         strategy = self.strategy(res)
@@ -296,13 +307,19 @@ class Registry:
                                             "apply your changes to the latest version and try again")
             return copy.deepcopy(obj)
 
-        return self._rmw(res, ns, name, change, subresource, dry_run)
+        return self._rmw(res, ns, name, change, subresource, dry_run, field_manager)
 
     def patch(self, res: Resource | str, namespace: str | None, name: str, content_type: str,
-              patch: Any, *, subresource: str = "", dry_run: bool = False) -> dict[str, Any]:
-        from kubesched.cluster.apiserver.patch import apply_patch
+              patch: Any, *, subresource: str = "", dry_run: bool = False, field_manager: str | None = None,
+              force: bool = False) -> dict[str, Any]:
+        from kubesched.cluster.apiserver.patch import APPLY, apply_patch
 
         res = self.resource(res)
+        if content_type.split(";")[0].strip().lower() == APPLY:
+            from kubesched.cluster.apiserver.apply.request import server_side_apply
+
+            return server_side_apply(self, res, namespace, name, patch, field_manager or "", force,
+                                     subresource, dry_run)[0]
         ns = self._ns(res, namespace)
         strategy = self.strategy(res)
 
@@ -318,11 +335,13 @@ class Registry:
             meta["resourceVersion"] = cur_rv
             return strategy.to_storage(self._check_body(res, patched, ns, name))
 
-        return self._rmw(res, ns, name, change, subresource, dry_run)
+        return self._rmw(res, ns, name, change, subresource, dry_run, field_manager)
 
     def _rmw(self, res: Resource, ns: str, name: str, change: Callable[[dict[str, Any]], dict[str, Any]],
-             subresource: str, dry_run: bool) -> dict[str, Any]:
-        """Read, change, prepare, validate and write one object under the write lock."""
+             subresource: str, dry_run: bool, field_manager: str | None = None,
+             managed: Callable[[], Any] | None = None) -> dict[str, Any]:
+        """Read, change, prepare, validate and write one object under the write lock; its managedFields
+        come from ``managed`` (an apply) or from tracking an Update by ``field_manager``."""
         from kubesched.cluster.apiserver.deletion import write_update
 
         strategy = self.strategy(res)
@@ -335,6 +354,11 @@ class Registry:
             if subresource == "" and strategy.tracks_generation and strategy.bumps_generation(new, cur):
                 new["metadata"]["generation"] = int(cur["metadata"].get("generation") or 1) + 1
             self._validate(res, strategy, new, ctx, old=cur)
+            if managed is not None:
+                new["metadata"]["managedFields"] = managed()
+            else:
+                track_update(cur, new, field_manager, res.api_version, subresource, res.has_status,
+                             ctx.timestamp(), definition_for(res.group, res.version, res.kind))
             if _same(new, cur):
                 if dry_run:
                     raise DryRun(cur)

@@ -43,8 +43,9 @@ def bad(status: int, reason: str) -> Any:
     ("GET", "/api/v1/namespaces/default/widgets", {}, bad(404, "NotFound")),
     ("GET", "/apis/nope.example.com/v1", {}, bad(404, "NotFound")),
     ("GET", f"{PODS}/missing", {}, bad(404, "NotFound")),
+    # server-side apply without a fieldManager: upstream's 422 on the PatchOptions
     ("PATCH", "/api/v1/nodes/node-01", {"body": {"x": 1}, "content_type": "application/apply-patch+yaml"},
-     bad(415, "UnsupportedMediaType")),
+     bad(422, "Invalid")),
     ("GET", f"{PODS}?labelSelector=a%20in%20b", {}, bad(400, "BadRequest")),
     ("PUT", PODS, {"body": {}}, bad(405, "MethodNotAllowed")),
 ], ids=["malformed-json", "wrong-kind", "invalid-quantity", "oversized-body", "unknown-resource", "unknown-group",
@@ -57,7 +58,7 @@ def test_bad_requests_get_status_and_server_keeps_serving(server: Server, method
         assert "raw" in kw and len(kw["raw"]) > 1 << 20  # the server may close before the body is sent
         resp = (413, {"kind": "Status", "reason": "RequestEntityTooLarge", "code": 413})
     assert check(resp), resp
-    if resp[0] == 422:
+    if resp[0] == 422 and method == "POST":
         assert resp[1]["details"]["causes"][0]["field"] == "spec.containers[0].resources.requests.cpu"
     assert server.request("GET", "/api/v1/namespaces/default")[0] == 200
 
