@@ -42,6 +42,10 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--tls", action="store_true",
                    help="serve HTTPS with a generated CA (DATA_DIR/pki) and require a client certificate it "
                         "signed (the kubeconfig carries one) or a token")
+    p.add_argument("--authorization-mode", choices=("AlwaysAllow", "RBAC"), default="AlwaysAllow",
+                   help="AlwaysAllow (default: every authenticated request may do anything) or RBAC (Roles, "
+                        "ClusterRoles and their bindings decide; system:masters, the kubeconfig's "
+                        "certificate group, may do anything)")
     p.add_argument("--nodes", type=int, default=0, metavar="N", help="create N nodes at start-up if absent")
     p.add_argument("--node-cpu", default="8", metavar="Q", help="cpu of each created node (default 8)")
     p.add_argument("--node-memory", default="32Gi", metavar="Q", help="memory of each created node (default 32Gi)")
@@ -75,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
     opts = ServeOptions(data_dir=data_dir, host=args.host, port=args.port, tls=args.tls,
                         token_file=Path(args.token_file).resolve() if args.token_file else None,
                         watch_history=args.watch_history, bookmark_interval=args.bookmark_interval,
-                        autoprovision_namespaces=not args.no_namespace_autoprovision)
+                        autoprovision_namespaces=not args.no_namespace_autoprovision,
+                        authorization_mode=args.authorization_mode)
     try:
         server = ApiServer(opts)
     except ValueError as exc:  # an unusable token file

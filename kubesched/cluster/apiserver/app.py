@@ -1,7 +1,8 @@
 """The ASGI application: routes, middleware and the state handlers share.
 
 Layers, outermost first: request metrics (every response is counted, 401s included),
-authentication (tokens, client certificates; :mod:`.auth`), then Starlette routing to the REST endpoints
+authentication (tokens, client certificates; :mod:`.auth`), authorization (RBAC and the
+self reviews; :mod:`.authz`), then Starlette routing to the REST endpoints
 (:mod:`.handlers`), discovery, ``/version``, health checks and ``/metrics``. The OpenAPI
 documents are minimal (:mod:`.openapi`): enough for kubectl's server-side validation
 check, and an empty ``/openapi/v2`` for older kubectl.
@@ -16,12 +17,14 @@ from dataclasses import dataclass, field
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from kubesched.cluster.apiserver import discovery, errors as E, openapi
+from kubesched.cluster.apiserver import discovery, errors as E, health, openapi
 from kubesched.cluster.apiserver.auth import Authenticator, Authn
+from kubesched.cluster.apiserver.authz.middleware import ALWAYS_ALLOW, RBAC, Authorizer
+from kubesched.cluster.apiserver.authz.policy import PolicyCache
 from kubesched.cluster.apiserver.handlers import api_endpoint, json_response, status_response
 from kubesched.cluster.apiserver.metrics import CONTENT_TYPE, ApiMetrics
 from kubesched.cluster.apiserver.registry import Registry
@@ -39,6 +42,7 @@ class ApiConfig:
     bookmark_interval: float = 60.0
     min_request_timeout: float = 1800.0
     authn: Authn = field(default_factory=Authn)
+    authorization_mode: str = ALWAYS_ALLOW  # or RBAC (:mod:`.authz`)
 
 
 @dataclass(slots=True)
@@ -87,14 +91,6 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
     async def version(request: Request) -> Response:
         return json_response(discovery.version_info())
 
-    async def livez(request: Request) -> Response:
-        return PlainTextResponse("ok")
-
-    async def readyz(request: Request) -> Response:
-        if not state.ready.is_set() or state.stopping.is_set() or registry.store.closed:
-            return PlainTextResponse("[-]ready failed: not ready", status_code=503)
-        return PlainTextResponse("ok")
-
     async def metrics(request: Request) -> Response:
         return Response(await run_in_threadpool(state.metrics.render), media_type=CONTENT_TYPE)
 
@@ -121,9 +117,9 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
 
     routes = [
         Route("/version", version), Route("/version/", version),
-        Route("/healthz", livez), Route("/livez", livez), Route("/readyz", readyz),
-        Route("/healthz/{rest:path}", livez), Route("/livez/{rest:path}", livez),
-        Route("/readyz/{rest:path}", readyz), Route("/metrics", metrics),
+        *[Route(p, health.endpoint(name, name == "readyz"))
+          for name in ("healthz", "livez", "readyz") for p in (f"/{name}", f"/{name}/{{rest:path}}")],
+        Route("/metrics", metrics),
         Route("/openapi/v2", openapi_v2), Route("/openapi/v3", openapi_root), Route("/openapi/v3/{rest:path}", openapi_gv),
         Route("/api", api_endpoint, methods=METHODS), Route("/api/{rest:path}", api_endpoint, methods=METHODS),
         Route("/apis", api_endpoint, methods=METHODS), Route("/apis/{rest:path}", api_endpoint, methods=METHODS),
@@ -131,4 +127,6 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
     ]
     app = Starlette(routes=routes)
     app.state.kubesched = state
-    return RequestMetrics(Authenticator(app, config.authn, state.issuer.identity), state.metrics), state
+    cache = PolicyCache(registry) if config.authorization_mode == RBAC else None
+    authorized = Authorizer(app, config.authorization_mode, cache)
+    return RequestMetrics(Authenticator(authorized, config.authn, state.issuer.identity), state.metrics), state

@@ -25,7 +25,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from kubesched.cluster.apiserver import discovery, errors as E, podio, protobuf, subresources as sub
+from kubesched.cluster.apiserver import discovery, errors as E, metaonly, podio, protobuf, protobuf_encode
+from kubesched.cluster.apiserver import subresources as sub
 from kubesched.cluster.apiserver.apply.request import MAX_MANAGER_LENGTH, check_patch_options, server_side_apply
 from kubesched.cluster.apiserver.patch import APPLY
 from kubesched.cluster.apiserver.resources import Resource
@@ -171,6 +172,17 @@ def _int(q: Any, key: str) -> int | None:
         raise E.bad_request(f"invalid {key}: {v!r}") from None
 
 
+def _exact_rv(q: Any) -> int | None:
+    """The revision of a ``resourceVersionMatch=Exact`` list (``NotOlderThan`` and no match
+    are served from the current state, which is never older than what was asked)."""
+    if q.get("resourceVersionMatch") != "Exact":
+        return None
+    rv = _int(q, "resourceVersion")
+    if rv is None or rv <= 0:
+        raise E.bad_request("resourceVersionMatch=Exact requires a resourceVersion greater than 0")
+    return rv
+
+
 def _verb(method: str, t: Target, watch: bool) -> str:
     if method == "GET":
         return "WATCH" if watch else ("GET" if t.name else "LIST")
@@ -206,7 +218,7 @@ async def handle(request: Request, state: "ApiServerState", t: Target) -> Respon
         if name is None:
             lst = await run_in_threadpool(reg.list, res, ns, label_selector=q.get("labelSelector", ""),
                                           field_selector=q.get("fieldSelector", ""), limit=_int(q, "limit") or 0,
-                                          continue_=q.get("continue", ""))
+                                          continue_=q.get("continue", ""), at_rv=_exact_rv(q))
             return _maybe_table(request, state, res, lst["items"], lst["metadata"], lst)
         if subr == "scale":
             return json_response(await run_in_threadpool(sub.get_scale, reg, res, ns or "", name))
@@ -305,6 +317,16 @@ def wants_table(request: Request) -> bool:
 def _maybe_table(request: Request, state: "ApiServerState", res: Resource, items: Sequence[Mapping[str, Any]],
                  list_meta: dict[str, Any], plain: dict[str, Any]) -> Response:
     if not wants_table(request):
+        accept = request.headers.get("accept", "")
+        if protobuf_encode.prefers_protobuf(accept):
+            try:
+                return Response(protobuf_encode.encode(plain), media_type=protobuf.MEDIA_TYPE)
+            except protobuf_encode.CannotEncode:
+                pass  # a field outside the table: JSON, which the client accepts too
+        partial = metaonly.requested(accept)
+        if partial is not None:
+            return json_response(metaonly.convert(partial, plain, "items" in plain),
+                                 media_type=metaonly.media_type(partial))
         return json_response(plain)
     include = request.query_params.get("includeObject", "Metadata")
     if include not in ("None", "Metadata", "Object"):

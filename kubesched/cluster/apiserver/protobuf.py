@@ -106,8 +106,8 @@ SCHEMA: dict[str, dict[int, F]] = {
     "PriorityClass": {1: ("metadata", "m:ObjectMeta", ""), 2: ("value", "i", ""), 3: ("globalDefault", "b", ""),
                       4: ("description", "s", ""), 5: ("preemptionPolicy", "s", "p")},
     "Lease": {1: ("metadata", "m:ObjectMeta", ""), 2: ("spec", "m:LeaseSpec", "")},
-    "LeaseSpec": {1: ("holderIdentity", "s", "p"), 2: ("leaseDurationSeconds", "i", "p"), 3: ("acquireTime", "t", "p"),
-                  4: ("renewTime", "t", "p"), 5: ("leaseTransitions", "i", "p")},
+    "LeaseSpec": {1: ("holderIdentity", "s", "p"), 2: ("leaseDurationSeconds", "i", "p"), 3: ("acquireTime", "mt", "p"),
+                  4: ("renewTime", "mt", "p"), 5: ("leaseTransitions", "i", "p")},  # MicroTime, as upstream
     "Scale": {1: ("metadata", "m:ObjectMeta", ""), 2: ("spec", "m:ScaleSpec", ""), 3: ("status", "skip", "")},
     "ScaleSpec": {1: ("replicas", "i", "")},
     # secrets, service accounts, TokenRequest, DaemonSets, CronJobs, Jobs (kubectl create ... sends these)
@@ -139,6 +139,50 @@ SCHEMA: dict[str, dict[int, F]] = {
                 7: ("backoffLimit", "i", "p"), 4: ("selector", "m:LabelSelector", ""), 5: ("manualSelector", "b", "p"),
                 6: ("template", "m:PodTemplateSpec", ""), 8: ("ttlSecondsAfterFinished", "i", "p"),
                 9: ("completionMode", "s", "p"), 10: ("suspend", "b", "p")},
+    # authorization.k8s.io/v1: the self reviews kubectl auth can-i sends
+    "SelfSubjectAccessReview": {1: ("metadata", "m:ObjectMeta", ""), 2: ("spec", "m:SelfSubjectAccessReviewSpec", ""),
+                                3: ("status", "skip", "")},
+    "SelfSubjectAccessReviewSpec": {1: ("resourceAttributes", "m:ResourceAttributes", ""),
+                                    2: ("nonResourceAttributes", "m:NonResourceAttributes", "")},
+    "ResourceAttributes": {1: ("namespace", "s", ""), 2: ("verb", "s", ""), 3: ("group", "s", ""),
+                           4: ("version", "s", ""), 5: ("resource", "s", ""), 6: ("subresource", "s", ""),
+                           7: ("name", "s", "")},
+    "NonResourceAttributes": {1: ("path", "s", ""), 2: ("verb", "s", "")},
+    "SelfSubjectRulesReview": {1: ("metadata", "m:ObjectMeta", ""), 2: ("spec", "m:SelfSubjectRulesReviewSpec", ""),
+                               3: ("status", "skip", "")},
+    "SelfSubjectRulesReviewSpec": {1: ("namespace", "s", "")},
+    # events: core/v1 (kubectl, client-go's record package, leader election) and events.k8s.io/v1
+    # (the scheduler's event broadcaster); the two kinds share a name: keyed by apiVersion
+    "v1/Event": {1: ("metadata", "m:ObjectMeta", ""), 2: ("involvedObject", "m:ObjectReference", ""),
+                 3: ("reason", "s", ""), 4: ("message", "s", ""), 5: ("source", "m:EventSource", ""),
+                 6: ("firstTimestamp", "t", ""), 7: ("lastTimestamp", "t", ""), 8: ("count", "i", ""),
+                 9: ("type", "s", ""), 10: ("eventTime", "mt", ""), 11: ("series", "m:CoreEventSeries", ""),
+                 12: ("action", "s", ""), 13: ("related", "m:ObjectReference", ""),
+                 14: ("reportingComponent", "s", ""), 15: ("reportingInstance", "s", "")},
+    "EventSource": {1: ("component", "s", ""), 2: ("host", "s", "")},
+    "CoreEventSeries": {1: ("count", "i", ""), 2: ("lastObservedTime", "mt", "")},
+    "events.k8s.io/v1/Event": {1: ("metadata", "m:ObjectMeta", ""), 2: ("eventTime", "mt", ""),
+                               3: ("series", "m:EventSeries", ""), 4: ("reportingController", "s", ""),
+                               5: ("reportingInstance", "s", ""), 6: ("action", "s", ""), 7: ("reason", "s", ""),
+                               8: ("regarding", "m:ObjectReference", ""), 9: ("related", "m:ObjectReference", ""),
+                               10: ("note", "s", ""), 11: ("type", "s", ""),
+                               12: ("deprecatedSource", "m:EventSource", ""),
+                               13: ("deprecatedFirstTimestamp", "t", ""), 14: ("deprecatedLastTimestamp", "t", ""),
+                               15: ("deprecatedCount", "i", "")},
+    "EventSeries": {1: ("count", "i", ""), 2: ("lastObservedTime", "mt", "")},
+    # rbac.authorization.k8s.io/v1: kubectl create role/clusterrole/rolebinding/clusterrolebinding
+    "Role": {1: ("metadata", "m:ObjectMeta", ""), 2: ("rules", "m:PolicyRule", "r")},
+    "ClusterRole": {1: ("metadata", "m:ObjectMeta", ""), 2: ("rules", "m:PolicyRule", "r"),
+                    3: ("aggregationRule", "m:AggregationRule", "")},
+    "AggregationRule": {1: ("clusterRoleSelectors", "m:LabelSelector", "r")},
+    "PolicyRule": {1: ("verbs", "s", "r"), 2: ("apiGroups", "s", "r"), 3: ("resources", "s", "r"),
+                   4: ("resourceNames", "s", "r"), 5: ("nonResourceURLs", "s", "r")},
+    "RoleBinding": {1: ("metadata", "m:ObjectMeta", ""), 2: ("subjects", "m:Subject", "r"),
+                    3: ("roleRef", "m:RoleRef", "")},
+    "ClusterRoleBinding": {1: ("metadata", "m:ObjectMeta", ""), 2: ("subjects", "m:Subject", "r"),
+                           3: ("roleRef", "m:RoleRef", "")},
+    "Subject": {1: ("kind", "s", ""), 2: ("apiGroup", "s", ""), 3: ("name", "s", ""), 4: ("namespace", "s", "")},
+    "RoleRef": {1: ("apiGroup", "s", ""), 2: ("kind", "s", ""), 3: ("name", "s", "")},
 }
 
 
@@ -191,12 +235,17 @@ def _signed(v: int) -> int:
     return v - (1 << 64) if v >= 1 << 63 else v
 
 
-def _time(buf: bytes) -> str | None:
+def _time(buf: bytes, micro: bool = False) -> str | None:
+    """``Time`` (RFC 3339, seconds) or ``MicroTime`` (six fractional digits), both
+    ``{seconds = 1, nanos = 2}`` on the wire."""
     f = {n: v for n, _, v in fields(buf)}
     secs = _signed(f.get(1, 0))
     if not secs and not f.get(2):
         return None
-    return dt.datetime.fromtimestamp(secs, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    when = dt.datetime.fromtimestamp(secs, dt.timezone.utc)
+    if micro:
+        return when.strftime("%Y-%m-%dT%H:%M:%S") + f".{int(f.get(2, 0)) // 1000:06d}Z"
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _intorstr(buf: bytes) -> int | str:
@@ -226,6 +275,8 @@ def _scalar(t: str, wt: int, v: Any, where: str) -> Any:
         return bool(v)
     if t == "t":
         return _time(bytes(v))
+    if t == "mt":
+        return _time(bytes(v), micro=True)
     if t == "x":
         return _intorstr(bytes(v))
     if t.startswith("m:"):
@@ -265,9 +316,10 @@ def decode(body: bytes) -> dict[str, Any]:
     env = {n: v for n, _, v in fields(body[len(MAGIC):])}
     tm = {n: bytes(v).decode() for n, _, v in fields(bytes(env.get(1, b"")))}
     api_version, kind = tm.get(1, ""), tm.get(2, "")
-    if kind not in SCHEMA:
+    message = f"{api_version}/{kind}" if f"{api_version}/{kind}" in SCHEMA else kind
+    if message not in SCHEMA or message == "Event":
         raise _unsupported(f"protobuf encoding of kind {kind!r} is not supported")
     if env.get(3):
         raise _unsupported("protobuf content encodings are not supported")
-    obj = decode_message(kind, bytes(env.get(2, b"")))
+    obj = decode_message(message, bytes(env.get(2, b"")))
     return {"apiVersion": api_version, "kind": kind, **obj}

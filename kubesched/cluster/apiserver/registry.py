@@ -45,7 +45,9 @@ from kubesched.cluster.apiserver.schedstrategy import (
 )
 from kubesched.cluster.apiserver.selectors import predicate
 from kubesched.cluster.apiserver.statefulsetstrategy import StatefulSetStrategy
+from kubesched.cluster.apiserver.pastlist import list_at
 from kubesched.cluster.apiserver.storagestrategy import STORAGE_STRATEGIES
+from kubesched.cluster.apiserver.authz.strategy import RBAC_STRATEGIES
 from kubesched.cluster.apiserver.strategy import (
     Admission, Context, EventStrategy, EventV1Strategy, NamespaceStrategy, ReplicationControllerStrategy,
     ServiceStrategy, StatusStrategy, Strategy,
@@ -78,6 +80,7 @@ STRATEGIES: dict[tuple[str, str], Strategy] = {
     ("apps", "daemonsets"): DaemonSetStrategy(),
     ("batch", "cronjobs"): CronJobStrategy(),
     **DRA_STRATEGIES,
+    **RBAC_STRATEGIES,
 }
 _DEFAULT = Strategy()
 _DEFAULT_STATUS = StatusStrategy()
@@ -194,8 +197,11 @@ class Registry:
             raise self._error(exc, res, name) from None
 
     def list(self, res: Resource | str, namespace: str | None = None, *, label_selector: str = "",
-             field_selector: str = "", limit: int = 0, continue_: str = "") -> dict[str, Any]:
-        """A ``<Kind>List``; ``namespace`` None or "" lists every namespace."""
+             field_selector: str = "", limit: int = 0, continue_: str = "",
+             at_rv: int | None = None) -> dict[str, Any]:
+        """A ``<Kind>List``; ``namespace`` None or "" lists every namespace. Pages after the
+        first are served as of the first page's revision, and ``at_rv`` (a
+        ``resourceVersionMatch=Exact`` list) as of that revision (:mod:`.pastlist`)."""
         res = self.resource(res)
         strategy = self.strategy(res)
         pred = predicate(res, label_selector, field_selector)
@@ -207,8 +213,17 @@ class Registry:
                 raise E.gone("The provided continue parameter is too old to display a consistent list "
                              "result. You can start a new list without the continue parameter.")
         view_pred = None if pred is None else (lambda o: pred(strategy.from_storage(o)))
-        page = self.store.list(res.storage, ns, after=after, limit=max(0, limit), predicate=view_pred)
-        rv = token_rv if token_rv is not None else page.rv
+        at = token_rv if token_rv is not None else at_rv
+        try:
+            page = (self.store.list(res.storage, ns, after=after, limit=max(0, limit), predicate=view_pred)
+                    if at is None else list_at(self.store, res.storage, ns, at, after=after, limit=max(0, limit),
+                                               predicate=view_pred))
+        except store_errors.Expired:
+            if token_rv is not None:
+                raise E.gone("The provided continue parameter is too old to display a consistent list result. "
+                             "You can start a new list without the continue parameter.") from None
+            raise E.gone(f"too old resource version: {at_rv} ({self.store.compacted_rv + 1})") from None
+        rv = page.rv if at is None else at
         meta: dict[str, Any] = {"resourceVersion": str(rv)}
         if page.next_key is not None:
             meta["continue"] = encode_continue(rv, page.next_key)

@@ -122,6 +122,13 @@ DRA_RESOURCES: tuple[Resource, ...] = (
     Resource("resource.k8s.io", "v1", "resourceclaimtemplates", "ResourceClaimTemplate", True),
     Resource("batch", "v1", "jobs", "Job", True, (), ("all",), (_status("Job", "batch", "v1"),)),
 )
+# RBAC (rbac.authorization.k8s.io/v1): what the authorizer (:mod:`.authz`) reads
+RBAC_RESOURCES: tuple[Resource, ...] = (
+    Resource("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", False),
+    Resource("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", False),
+    Resource("rbac.authorization.k8s.io", "v1", "roles", "Role", True),
+    Resource("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", True),
+)
 
 RESOURCES: tuple[Resource, ...] = (
     Resource("", "v1", "pods", "Pod", True, ("po",), ("all",),
@@ -154,7 +161,7 @@ RESOURCES: tuple[Resource, ...] = (
 ) + STORAGE_RESOURCES + (
     Resource("apps", "v1", "statefulsets", "StatefulSet", True, ("sts",), ("all",),
              (_status("StatefulSet", "apps", "v1"), _scale())),
-) + DRA_RESOURCES
+) + DRA_RESOURCES + RBAC_RESOURCES
 
 # secrets and service accounts (with TokenRequest), DaemonSets, CronJobs
 WORKCTL_RESOURCES: tuple[Resource, ...] = (

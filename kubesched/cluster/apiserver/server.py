@@ -38,6 +38,8 @@ import uvicorn
 
 from kubesched.cluster.apiserver.app import DEFAULT_MAX_BODY, ApiConfig, build_app
 from kubesched.cluster.apiserver.auth import Authn, ensure_token_file
+from kubesched.cluster.apiserver.authz.middleware import ALWAYS_ALLOW, RBAC
+from kubesched.cluster.apiserver.authz.policy import ensure_bootstrap_policy
 from kubesched.cluster.apiserver.clientcert import server_ssl_options, with_client_identity
 from kubesched.cluster.apiserver.deletion import reap
 from kubesched.cluster.apiserver.httpproto import READ_HEADER_TIMEOUT, listen, with_header_timeout
@@ -76,11 +78,13 @@ class ServeOptions:
     reap_interval: float = 0.5
     autoprovision_namespaces: bool = True
     header_timeout: float = READ_HEADER_TIMEOUT  # seconds a client has to send a request head
+    authorization_mode: str = ALWAYS_ALLOW  # or RBAC: the bootstrap roles are created at start
 
     @property
     def uses_tls(self) -> bool:
-        """``--tls``, or ``--token-file`` (which implies it)."""
-        return self.tls or self.token_file is not None
+        """``--tls``, or ``--token-file`` or ``--authorization-mode RBAC`` (which imply it: RBAC
+        needs to know who asks)."""
+        return self.tls or self.token_file is not None or self.authorization_mode == RBAC
 
 
 class _Terminated(Exception):
@@ -112,6 +116,8 @@ class ApiServer:
         self.store = Store(data / "store.db", history=opts.watch_history)
         self.registry = Registry(self.store, autoprovision_namespaces=opts.autoprovision_namespaces)
         self.registry.bootstrap()
+        if opts.authorization_mode == RBAC:
+            ensure_bootstrap_policy(self.registry)
         self.token = sorted(tokens)[0] if tokens else None
         # kubectl never sends a bearer token over plain HTTP: a token implies TLS
         self.tls: TlsFiles | None = ensure_certificates(data / "pki", opts.host) if opts.uses_tls else None
@@ -119,12 +125,16 @@ class ApiServer:
         self.port = self.sock.getsockname()[1]
         self.url = f"{'https' if self.tls else 'http'}://{address}"
         self.kubeconfig = write_kubeconfig(
-            data / "kubeconfig", self.url, ca_file=self.tls.ca_cert if self.tls else None, token=self.token,
+            # under RBAC the kubeconfig (kubectl's, and the scheduler's inside) carries the client
+            # certificate, whose group is system:masters: a token file's first token may be anyone's
+            data / "kubeconfig", self.url, ca_file=self.tls.ca_cert if self.tls else None,
+            token=self.token if opts.authorization_mode != RBAC else None,
             client_cert=(self.tls.client_cert, self.tls.client_key) if self.tls else None)
         self.app, self.state = build_app(self.registry, ApiConfig(
             server_address=address, max_body_bytes=opts.max_body_bytes,
             bookmark_interval=opts.bookmark_interval, min_request_timeout=opts.min_request_timeout,
-            authn=Authn(tokens=tokens, client_certs=self.tls is not None)))
+            authn=Authn(tokens=tokens, client_certs=self.tls is not None),
+            authorization_mode=opts.authorization_mode))
         protocol = with_header_timeout(opts.header_timeout)
         ssl_options: dict[str, Any] = {}
         if self.tls is not None:

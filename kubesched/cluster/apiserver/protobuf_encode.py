@@ -1,0 +1,169 @@
+"""Serving ``application/vnd.kubernetes.protobuf``: the reverse of :mod:`.protobuf`, over
+the same field table (field numbers from upstream's ``generated.proto`` files).
+
+A response is protobuf only when the client asks for it first in ``Accept`` (client-go's
+default, ``application/vnd.kubernetes.protobuf, application/json``) and when every field
+of the object is in the table: a field the table does not know (or skips, like a Pod's
+status) makes the encoder give up and the response is JSON, which the same clients
+accept, so nothing is ever dropped. Lists are ``<Kind>List {ListMeta metadata = 1;
+repeated <Kind> items = 2}``; the envelope is ``k8s\\0`` + ``runtime.Unknown {TypeMeta
+typeMeta = 1; bytes raw = 2; contentEncoding = 3; contentType = 4}``.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+from typing import Any
+
+from kubesched.cluster.apiserver.protobuf import MAGIC, MEDIA_TYPE, SCHEMA
+
+LIST_META = {1: ("selfLink", "s", ""), 2: ("resourceVersion", "s", ""), 3: ("continue", "s", ""),
+             4: ("remainingItemCount", "i", "p")}
+
+
+class CannotEncode(Exception):
+    """The object has a field the table does not cover: answer in JSON instead."""
+
+
+def _varint(n: int) -> bytes:
+    n &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _ld(num: int, payload: bytes) -> bytes:
+    return _varint(num << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _vi(num: int, n: int) -> bytes:
+    return _varint(num << 3) + _varint(n)
+
+
+def _time(value: Any) -> bytes:
+    if value is None:
+        return b""
+    if not isinstance(value, str):
+        raise CannotEncode("time")
+    try:
+        when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise CannotEncode("time") from None
+    secs = int(when.timestamp() // 1)
+    nanos = when.microsecond * 1000
+    return (_vi(1, secs) if secs else b"") + (_vi(2, nanos) if nanos else b"")
+
+
+def _scalar(num: int, t: str, value: Any) -> bytes:
+    if t == "s":
+        if not isinstance(value, str):
+            raise CannotEncode(str(num))
+        return _ld(num, value.encode())
+    if t == "i":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise CannotEncode(str(num))
+        return _vi(num, value)
+    if t == "b":
+        if not isinstance(value, bool):
+            raise CannotEncode(str(num))
+        return _vi(num, int(value))
+    if t in ("t", "mt"):
+        return _ld(num, _time(value))
+    if t == "x":
+        if isinstance(value, bool):
+            raise CannotEncode(str(num))
+        if isinstance(value, int):
+            return _ld(num, _vi(1, 0) + _vi(2, value))
+        if isinstance(value, str):
+            return _ld(num, _vi(1, 1) + _ld(3, value.encode()))
+        raise CannotEncode(str(num))
+    if t.startswith("m:"):
+        if not isinstance(value, dict):
+            raise CannotEncode(str(num))
+        return _ld(num, encode_message(t[2:], value))
+    raise CannotEncode(t)
+
+
+def _map(num: int, t: str, value: Any) -> bytes:
+    if not isinstance(value, dict):
+        raise CannotEncode(str(num))
+    out = b""
+    for k in sorted(value):  # gogo-protobuf writes map keys sorted
+        v = value[k]
+        if t == "ms" and isinstance(v, str):
+            entry = _ld(2, v.encode())
+        elif t == "mq" and isinstance(v, (str, int, float)) and not isinstance(v, bool):
+            entry = _ld(2, _ld(1, str(v).encode()))
+        elif t == "my" and isinstance(v, str):
+            entry = _ld(2, base64.b64decode(v))
+        else:
+            raise CannotEncode(str(num))
+        out += _ld(num, _ld(1, str(k).encode()) + entry)
+    return out
+
+
+def encode_message(name: str, obj: dict[str, Any], table: dict[int, tuple[str, str, str]] | None = None) -> bytes:
+    table = table if table is not None else SCHEMA[name]
+    by_key = {spec[0]: (num, spec) for num, spec in table.items()}
+    out = b""
+    for key in obj:
+        if key not in by_key:
+            raise CannotEncode(f"{name}.{key}")
+    for num, (key, t, flags) in sorted(table.items()):
+        if key not in obj or obj[key] is None:
+            continue
+        value = obj[key]
+        if t == "skip":
+            raise CannotEncode(f"{name}.{key}")
+        if t in ("ms", "mq", "my"):
+            out += _map(num, t, value)
+        elif "r" in flags:
+            if not isinstance(value, list):
+                raise CannotEncode(f"{name}.{key}")
+            out += b"".join(_scalar(num, t, v) for v in value)
+        else:
+            out += _scalar(num, t, value)
+    return out
+
+
+def _envelope(api_version: str, kind: str, raw: bytes) -> bytes:
+    return MAGIC + _ld(1, _ld(1, api_version.encode()) + _ld(2, kind.encode())) + _ld(2, raw)
+
+
+def _message_name(api_version: str, kind: str) -> str | None:
+    for name in (f"{api_version}/{kind}", kind):
+        if name in SCHEMA and name != "Event":
+            return name
+    return None
+
+
+def encode(obj: dict[str, Any]) -> bytes:
+    """The protobuf form of an object or a ``<Kind>List``; raises :class:`CannotEncode`."""
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        raise CannotEncode("type")
+    body = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}
+    if kind.endswith("List") and isinstance(obj.get("items"), list):
+        item = _message_name(api_version, kind[:-4])
+        if item is None or set(body) - {"metadata", "items"}:
+            raise CannotEncode(kind)
+        raw = _ld(1, encode_message("ListMeta", body.get("metadata") or {}, LIST_META))
+        raw += b"".join(_ld(2, encode_message(item, {k: v for k, v in i.items() if k not in ("apiVersion", "kind")}))
+                        for i in body["items"])
+        return _envelope(api_version, kind, raw)
+    name = _message_name(api_version, kind)
+    if name is None:
+        raise CannotEncode(kind)
+    return _envelope(api_version, kind, encode_message(name, body))
+
+
+def prefers_protobuf(accept: str) -> bool:
+    """Whether the first media range of ``Accept`` is plain protobuf (no ``as=``)."""
+    first = accept.split(",")[0]
+    parts = [p.strip() for p in first.split(";")]
+    return parts[0].lower() == MEDIA_TYPE and not any(p.startswith("as=") for p in parts[1:])
