@@ -18,6 +18,7 @@ application/json``).
 from __future__ import annotations
 
 import base64
+import json
 import datetime as dt
 from typing import Any
 
@@ -27,7 +28,8 @@ MAGIC = b"k8s\x00"
 MEDIA_TYPE = "application/vnd.kubernetes.protobuf"
 
 # message -> field number -> (json name, type, flags); types: s string, i int, b bool,
-# y bytes, t Time, q Quantity, x IntOrString, "m:Name" message, "ms"/"mq"/"my" maps of
+# y bytes, t Time, q Quantity, x IntOrString, j FieldsV1 (JSON in its bytes field 1),
+# "m:Name" message, "ms"/"mq"/"my" maps of
 # string / Quantity / bytes values; flags: r repeated, p pointer (zero values are kept)
 F = tuple[str, str, str]
 SCHEMA: dict[str, dict[int, F]] = {
@@ -36,7 +38,10 @@ SCHEMA: dict[str, dict[int, F]] = {
                    7: ("generation", "i", ""), 8: ("creationTimestamp", "t", ""), 9: ("deletionTimestamp", "t", ""),
                    10: ("deletionGracePeriodSeconds", "i", "p"), 11: ("labels", "ms", ""),
                    12: ("annotations", "ms", ""), 13: ("ownerReferences", "m:OwnerReference", "r"),
-                   14: ("finalizers", "s", "r"), 17: ("managedFields", "skip", "r")},
+                   14: ("finalizers", "s", "r"), 17: ("managedFields", "m:ManagedFieldsEntry", "r")},
+    "ManagedFieldsEntry": {1: ("manager", "s", ""), 2: ("operation", "s", ""), 3: ("apiVersion", "s", ""),
+                           4: ("time", "t", ""), 6: ("fieldsType", "s", ""), 7: ("fieldsV1", "j", ""),
+                           8: ("subresource", "s", "")},
     "OwnerReference": {1: ("kind", "s", ""), 3: ("name", "s", ""), 4: ("uid", "s", ""), 5: ("apiVersion", "s", ""),
                        6: ("controller", "b", "p"), 7: ("blockOwnerDeletion", "b", "p")},
     "LabelSelector": {1: ("matchLabels", "ms", ""), 2: ("matchExpressions", "m:LabelSelectorRequirement", "r")},
@@ -279,6 +284,12 @@ def _scalar(t: str, wt: int, v: Any, where: str) -> Any:
         return _time(bytes(v), micro=True)
     if t == "x":
         return _intorstr(bytes(v))
+    if t == "j":
+        raw = next((bytes(r) for n, _, r in fields(bytes(v)) if n == 1), b"{}")
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise _unsupported(f"{where}: fieldsV1 is not JSON") from None
     if t.startswith("m:"):
         return decode_message(t[2:], bytes(v), where)
     raise AssertionError(t)

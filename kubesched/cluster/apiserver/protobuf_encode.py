@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import json
 from typing import Any
 
 from kubesched.cluster.apiserver.protobuf import MAGIC, MEDIA_TYPE, SCHEMA
@@ -82,6 +83,10 @@ def _scalar(num: int, t: str, value: Any) -> bytes:
         if isinstance(value, str):
             return _ld(num, _vi(1, 1) + _ld(3, value.encode()))
         raise CannotEncode(str(num))
+    if t == "j":  # FieldsV1: the JSON form in its one bytes field
+        if not isinstance(value, dict):
+            raise CannotEncode(str(num))
+        return _ld(num, _ld(1, json.dumps(value, separators=(",", ":")).encode()))
     if t.startswith("m:"):
         if not isinstance(value, dict):
             raise CannotEncode(str(num))

@@ -94,7 +94,7 @@ def test_negative_int32() -> None:
 
 @pytest.mark.parametrize("body", [
     b"not protobuf",
-    envelope("batch/v1", "Job", f_bytes(1, object_meta("p"))),  # a kind outside the table
+    envelope("autoscaling/v2", "HorizontalPodAutoscaler", f_bytes(1, object_meta("p"))),  # a kind outside the table
     envelope("v1", "Namespace", f_bytes(1, object_meta("n")) + f_str(9, "unexpected data")),
     protobuf.MAGIC + b"\x0a\xff",  # truncated
 ], ids=["no-envelope", "unknown-kind", "unknown-field-with-data", "truncated"])

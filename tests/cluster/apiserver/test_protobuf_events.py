@@ -103,3 +103,27 @@ def test_list_and_what_cannot_be_encoded() -> None:
                  "spec": {"unknownField": 1}}):
         with pytest.raises(protobuf_encode.CannotEncode):
             protobuf_encode.encode(obj)
+
+
+def test_managed_fields_round_trip_as_fields_v1_bytes() -> None:
+    """meta/v1 generated.proto: ObjectMeta.managedFields = 17 (repeated ManagedFieldsEntry);
+    ManagedFieldsEntry{manager = 1, operation = 2, apiVersion = 3, time = 4 (Time),
+    fieldsType = 6, fieldsV1 = 7, subresource = 8}; FieldsV1{bytes Raw = 1}, the JSON form.
+    Since server-side apply every written object carries managedFields: without them in the
+    table a Lease would be answered in JSON to client-go's protobuf request."""
+    from kubesched.cluster.apiserver import protobuf_encode
+
+    fields_v1 = {"f:spec": {"f:holderIdentity": {}}}
+    lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+             "metadata": {"name": "l", "managedFields": [
+                 {"manager": "kubectl", "operation": "Apply", "apiVersion": "coordination.k8s.io/v1",
+                  "time": "2024-01-02T03:04:05Z", "fieldsType": "FieldsV1", "fieldsV1": fields_v1}]},
+             "spec": {"holderIdentity": "a"}}
+    mfe = (f_str(1, "kubectl") + f_str(2, "Apply") + f_str(3, "coordination.k8s.io/v1")
+           + f_bytes(4, f_int(1, SECS)) + f_str(6, "FieldsV1")
+           + f_bytes(7, f_bytes(1, b'{"f:spec":{"f:holderIdentity":{}}}')))
+    meta = f_str(1, "l") + f_bytes(17, mfe)
+    type_meta = f_str(1, "coordination.k8s.io/v1") + f_str(2, "Lease")
+    expected = protobuf.MAGIC + f_bytes(1, type_meta) + f_bytes(2, f_bytes(1, meta) + f_bytes(2, f_str(1, "a")))
+    assert protobuf_encode.encode(lease) == expected
+    assert protobuf.decode(expected) == lease
