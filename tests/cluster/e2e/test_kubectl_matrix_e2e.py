@@ -264,10 +264,35 @@ def test_apply_kustomize_directory(kubectl: Kubectl, tmp_path: Path) -> None:
     kubectl("delete", "-k", str(tmp_path), "--wait=false")
 
 
-@pytest.mark.parametrize("resource, kind", [("jobs", "Job"), ("cronjobs", "CronJob"), ("daemonsets", "DaemonSet"),
-                                            ("statefulsets", "StatefulSet"), ("secrets", "Secret"),
-                                            ("serviceaccounts", "ServiceAccount")])
-def test_explain_the_added_kinds(kubectl: Kubectl, resource: str, kind: str) -> None:
-    out = kubectl("explain", resource).stdout
-    assert any(line.split() == ["KIND:", kind] for line in out.splitlines()), out
-    assert "metadata\t<ObjectMeta>" in out or "metadata\t<Object>" in out or "metadata" in out
+@pytest.mark.parametrize("resource, kind", [("cronjobs", "CronJob"), ("daemonsets", "DaemonSet"),
+                                            ("statefulsets", "StatefulSet")])
+def test_explain_kinds_described_generically(kubectl: Kubectl, resource: str, kind: str) -> None:
+    out = kubectl("explain", resource).stdout.splitlines()
+    assert any(line.split() == ["KIND:", kind] for line in out), out
+    fields = {line.split("\t")[0].strip(): line.split("\t")[1] for line in out if "\t<" in line}
+    assert (fields["metadata"], fields["spec"], fields["status"]) == ("<ObjectMeta>", "<Object>", "<Object>")
+
+
+def test_explain_and_validate_secrets_service_accounts_jobs(kubectl: Kubectl) -> None:
+    """Field names and types of core/v1 Secret and ServiceAccount and batch/v1 JobSpec
+    (``staging/src/k8s.io/api/core/v1/types.go``, ``batch/v1/types.go``)."""
+    def fields(what: str) -> dict[str, str]:
+        out = kubectl("explain", what).stdout.splitlines()
+        return {line.split("\t")[0].strip(): line.split("\t")[1] for line in out if "\t<" in line}
+
+    secret = fields("secrets")
+    assert {k: secret[k] for k in ("data", "stringData", "type", "immutable")} == {
+        "data": "<map[string]string>", "stringData": "<map[string]string>", "type": "<string>",
+        "immutable": "<boolean>"}
+    assert "spec" not in secret
+    sa = fields("serviceaccounts")
+    assert (sa["secrets"], sa["imagePullSecrets"], sa["automountServiceAccountToken"]) == (
+        "<[]ObjectReference>", "<[]LocalObjectReference>", "<boolean>")
+    out = kubectl("explain", "jobs.spec.backoffLimit").stdout
+    assert any(line.split() == ["FIELD:", "backoffLimit", "<integer>"] for line in out.splitlines()), out
+    spec = fields("jobs.spec")
+    assert spec["template"] == "<PodTemplateSpec> -required-" and spec["completions"] == "<integer>"
+    # kubectl's default --validate=strict: an unknown field of a described kind is a 400
+    bad = kubectl("create", "-f", "-", check=False, input=yaml.safe_dump(
+        {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "typo"}, "strigData": {"a": "b"}}))
+    assert bad.returncode != 0 and 'unknown field "strigData"' in bad.stderr, bad.stderr
