@@ -18,6 +18,7 @@ application/json``).
 from __future__ import annotations
 
 import base64
+import json
 import datetime as dt
 import json
 from typing import Any
@@ -28,7 +29,8 @@ MAGIC = b"k8s\x00"
 MEDIA_TYPE = "application/vnd.kubernetes.protobuf"
 
 # message -> field number -> (json name, type, flags); types: s string, i int, b bool,
-# y bytes, t Time, q Quantity, x IntOrString, "m:Name" message, "ms"/"mq"/"my" maps of
+# y bytes, t Time, q Quantity, x IntOrString, j FieldsV1 (JSON in its bytes field 1),
+# "m:Name" message, "ms"/"mq"/"my" maps of
 # string / Quantity / bytes values; flags: r repeated, p pointer (zero values are kept)
 F = tuple[str, str, str]
 SCHEMA: dict[str, dict[int, F]] = {
