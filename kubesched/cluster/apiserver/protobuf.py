@@ -18,7 +18,6 @@ application/json``).
 from __future__ import annotations
 
 import base64
-import json
 import datetime as dt
 import json
 from typing import Any
