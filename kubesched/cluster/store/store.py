@@ -26,6 +26,7 @@ import json
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,6 +44,10 @@ log = logging.getLogger(__name__)
 DEFAULT_HISTORY = 10_000
 KEEP: Any = object()  # Txn.update: keep the stored ``expires``
 _LIST_CHUNK = 500
+# Group commit bounds: a group is committed once this many writes joined it, or this
+# long after it began, even while more writers are queued.
+GROUP_MAX_WRITES = 256
+GROUP_MAX_SECONDS = 0.005
 
 
 def dumps(obj: Any) -> str:
@@ -178,6 +183,8 @@ class Store:
         self._waiting = 0
         self._depth = 0
         self._open = False
+        self._opened_at = 0.0
+        self._group_size = 0
         self._pending: builtins.list[StoredEvent] = []
         self._batch = 1
         self._committed = 0
@@ -325,6 +332,9 @@ class Store:
             if not self._open:
                 conn.execute("BEGIN IMMEDIATE")
                 self._open = True
+                self._opened_at = time.monotonic()
+                self._group_size = 0
+            self._group_size += 1
             conn.execute("SAVEPOINT w")
             tx = Txn(self, conn)
             try:
@@ -341,7 +351,10 @@ class Store:
             if outer:
                 with self._cv:
                     others = self._waiting
-                if others == 0 or failure is not None and not self._pending:
+                # a group is bounded (size, age) so a steady stream of writers cannot
+                # keep postponing its COMMIT
+                if (others == 0 or self._group_size >= GROUP_MAX_WRITES
+                        or time.monotonic() - self._opened_at >= GROUP_MAX_SECONDS):
                     self._commit_locked()
         finally:
             self._depth -= 1

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from kubesched.cluster.store import AlreadyExists, Store
+from kubesched.cluster.store import store as store_module
 
 PODS = "core/pods"
 
@@ -38,6 +39,12 @@ def committed_names(path: Path) -> set[str]:
         return {r[0] for r in conn.execute("SELECT name FROM objects WHERE kind=?", (PODS,))}
     finally:
         conn.close()
+
+
+@pytest.fixture(autouse=True)
+def unbounded_age(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests hold writers inside transactions for a while: no age bound on a group."""
+    monkeypatch.setattr(store_module, "GROUP_MAX_SECONDS", 3600.0)
 
 
 @pytest.fixture
@@ -171,3 +178,20 @@ def test_many_concurrent_writers_all_durable_after_reopen(tmp_path: Path) -> Non
         assert reopened.rv == 400
     finally:
         reopened.close()
+
+
+def test_a_group_is_bounded_in_size(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A steady stream of queued writers cannot postpone the COMMIT forever: with groups of
+    at most 2 writes, 5 queued writes take 3 COMMITs (2 + 2 + 1)."""
+    monkeypatch.setattr(store_module, "GROUP_MAX_WRITES", 2)
+    first, release, _ = hold_first_writer(store, "g0")
+    others = [threading.Thread(target=store.create, args=(PODS, "default", f"g{i}", pod(f"g{i}")))
+              for i in range(1, 5)]
+    for t in others:
+        t.start()
+    eventually(lambda: store._waiting == 4)
+    release.set()
+    for t in [first, *others]:
+        t.join(30)
+    assert store.commits == 3
+    assert committed_names(tmp_path / "store.db") == {f"g{i}" for i in range(5)}
