@@ -26,6 +26,7 @@ import json
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,6 +44,10 @@ log = logging.getLogger(__name__)
 DEFAULT_HISTORY = 10_000
 KEEP: Any = object()  # Txn.update: keep the stored ``expires``
 _LIST_CHUNK = 500
+# Group commit bounds: a group is committed once this many writes joined it, or this
+# long after it began, even while more writers are queued.
+GROUP_MAX_WRITES = 256
+GROUP_MAX_SECONDS = 0.005
 
 
 def dumps(obj: Any) -> str:
@@ -77,7 +82,7 @@ class Txn:
 
     @property
     def next_rv(self) -> int:
-        return self._store._rv + len(self.events) + 1
+        return self._store._wrv + len(self.events) + 1
 
     def get(self, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
         row = self._conn.execute("SELECT data FROM objects WHERE kind=? AND namespace=? AND name=?",
@@ -172,8 +177,22 @@ class Store:
         self.watch_capacity = watch_capacity
         self._synchronous = synchronous
         self._lock = threading.RLock()
+        # group commit (see txn): the open SQLite transaction, its changes not yet
+        # committed, the revision last handed out in it, and the group numbers
+        self._cv = threading.Condition(threading.Lock())
+        self._waiting = 0
+        self._depth = 0
+        self._open = False
+        self._opened_at = 0.0
+        self._group_size = 0
+        self._pending: builtins.list[StoredEvent] = []
+        self._batch = 1
+        self._committed = 0
+        self._failed: dict[int, BaseException] = {}
+        self.commits = 0  # SQLite COMMITs that wrote something (one fsync each)
         self._wconn = schema.connect(self.path, synchronous)
         self._rv, self._compacted = schema.initialize(self._wconn)
+        self._wrv = self._rv
         self._local = threading.local()
         self._readers: builtins.list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
@@ -187,8 +206,11 @@ class Store:
         with self._lock:
             if self.closed:
                 return
+            self._commit_locked()
             self.closed = True
             self.hub.close_all()
+            with self._cv:
+                self._cv.notify_all()
             with self._readers_lock:
                 for c in self._readers:
                     c.close()
@@ -285,29 +307,113 @@ class Store:
     # -- writes -------------------------------------------------------------------------
     @contextmanager
     def txn(self) -> Iterator[Txn]:
-        """A write transaction; committed when the block exits without an exception."""
-        with self._lock:
+        """A write transaction; committed when the block exits without an exception, and
+        durable (fsynced) before this returns.
+
+        Group commit: transactions run one at a time under the write lock, each inside a
+        SAVEPOINT of one open SQLite transaction. A writer that finishes while others are
+        queued for the lock leaves the COMMIT to them; the last writer of the group commits
+        (one fsync for all of them) and publishes every change. Each writer returns (its
+        write is acknowledged) only once its group is committed; if the COMMIT fails, every
+        writer of the group gets the error and nothing of the group is published."""
+        with self._cv:
+            self._waiting += 1
+        self._lock.acquire()
+        with self._cv:
+            self._waiting -= 1
+        outer = self._depth == 0
+        self._depth += 1
+        failure: BaseException | None = None
+        batch = self._batch
+        try:
             if self.closed:
                 raise sqlite3.ProgrammingError("store is closed")
             conn = self._wconn
-            conn.execute("BEGIN IMMEDIATE")
+            if not self._open:
+                conn.execute("BEGIN IMMEDIATE")
+                self._open = True
+                self._opened_at = time.monotonic()
+                self._group_size = 0
+            self._group_size += 1
+            conn.execute("SAVEPOINT w")
             tx = Txn(self, conn)
             try:
                 yield tx
+            except BaseException as exc:
+                conn.execute("ROLLBACK TO w")
+                conn.execute("RELEASE w")
+                failure = exc
+            else:
+                conn.execute("RELEASE w")
                 if tx.events:
-                    new_rv = tx.events[-1].rv
-                    conn.execute("UPDATE meta SET value=? WHERE key='rv'", (new_rv,))
-                    self._since_compaction += len(tx.events)
-                    if self._since_compaction >= max(64, self.history // 8):
-                        self._compact_locked(conn, new_rv - self.history)
-                conn.execute("COMMIT")
-            except BaseException:
+                    self._wrv = tx.events[-1].rv
+                    self._pending.extend(tx.events)
+            if outer:
+                with self._cv:
+                    others = self._waiting
+                # a group is bounded (size, age) so a steady stream of writers cannot
+                # keep postponing its COMMIT
+                if (others == 0 or self._group_size >= GROUP_MAX_WRITES
+                        or time.monotonic() - self._opened_at >= GROUP_MAX_SECONDS):
+                    self._commit_locked()
+        finally:
+            self._depth -= 1
+            self._lock.release()
+        if outer:
+            self._wait_committed(batch)
+        if failure is not None:
+            raise failure
+
+    def _commit_locked(self) -> None:
+        """Commit the open group (under the write lock): one COMMIT, one fsync."""
+        if not self._open:
+            return
+        conn = self._wconn
+        events, self._pending = self._pending, []
+        batch = self._batch
+        error: BaseException | None = None
+        try:
+            if events:
+                new_rv = events[-1].rv
+                conn.execute("UPDATE meta SET value=? WHERE key='rv'", (new_rv,))
+                self._since_compaction += len(events)
+                if self._since_compaction >= max(64, self.history // 8):
+                    self._compact_locked(conn, new_rv - self.history)
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            error = exc
+            try:
                 conn.execute("ROLLBACK")
-                self._compacted = int(conn.execute("SELECT value FROM meta WHERE key='compacted'").fetchone()[0])
-                raise
-            if tx.events:
-                self._rv = tx.events[-1].rv
-                self.hub.publish(tx.events)
+            except sqlite3.Error:
+                pass
+            self._wrv = self._rv
+            self._compacted = int(conn.execute("SELECT value FROM meta WHERE key='compacted'").fetchone()[0])
+        self._open = False
+        if error is None and events:
+            self.commits += 1
+            self._rv = events[-1].rv
+            self.hub.publish(events)
+        with self._cv:
+            self._batch += 1
+            if error is not None:
+                self._failed[batch] = error
+            self._committed = batch
+            self._cv.notify_all()
+
+    def _wait_committed(self, batch: int) -> None:
+        with self._cv:
+            while self._committed < batch and not self.closed:
+                self._cv.wait(1.0)
+            error = self._failed.pop(batch, None) if self._committed >= batch else None
+            if self._committed < batch:
+                raise sqlite3.ProgrammingError("store is closed")
+        if error is not None:
+            raise error
+
+    def flush(self) -> None:
+        """Commit the open group now (nothing to do when none is open)."""
+        with self._lock:
+            self._commit_locked()
 
     def create(self, kind: str, namespace: str, name: str, obj: dict[str, Any],
                expires: float | None = None) -> dict[str, Any]:
@@ -343,6 +449,7 @@ class Store:
         (``None``: all kinds). Raises :class:`Expired` if ``since`` was compacted."""
         kinds = None if kinds is None else tuple(kinds)
         with self._lock:
+            self._commit_locked()  # the backlog and the hub hand over at a committed revision
             if since < self._compacted:
                 raise Expired(f"too old resource version: {since} ({self._compacted + 1})",
                               since, self._compacted + 1)
