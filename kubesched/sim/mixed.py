@@ -6,7 +6,7 @@ requests, new constraints) is what gets measured. Shares are per pod, drawn inde
 from one ``random.Random(seed)``:
 
 * requests: cpu 50m-2000m, memory 64Mi-4Gi (every pod its own pair);
-* ~25% a ``nodeSelector`` (``disktype``, an untainted ``pool`` or a zone);
+* ~25% a ``nodeSelector`` (``disktype``, ``pool`` or zone, as found on some untainted node);
 * ~20% a preferred node affinity (zones, random weight);
 * ~15% topology spread in groups of 2-5 pods carrying their own ``spread-group`` label
   (zone or hostname, maxSkew 1-3, DoNotSchedule or ScheduleAnyway);
@@ -37,7 +37,7 @@ NAMESPACE = "mixed"
 
 def _node(i: int) -> dict[str, Any]:
     name = f"mixed-node-{i:05d}"
-    pool = f"pool-{(i // ZONES) % POOLS}"  # independent of the zone (i % ZONES)
+    pool = f"pool-{(i + i // ZONES) % POOLS}"  # every (zone, pool) pair from 100 nodes on
     cpu, mem = ((8, "32Gi"), (16, "64Gi"), (32, "128Gi"))[i % 3]
     spec: dict[str, Any] = {}
     if pool in TAINTED_POOLS:
@@ -71,17 +71,16 @@ class _Groups:
         return f"{self.prefix}-{self.n}", self.extra
 
 
-def _pod(i: int, rng: random.Random, spread: _Groups, anti: _Groups, init: bool) -> dict[str, Any]:
+def _pod(i: int, rng: random.Random, spread: _Groups, anti: _Groups, init: bool,
+         selectable: list[tuple[str, str]]) -> dict[str, Any]:
     name = f"mixed-pod-{i:06d}"
     labels: dict[str, str] = {"app": f"app-{rng.randrange(50)}"}
     spec: dict[str, Any] = {}
     cpu = f"{rng.randrange(50, 2001, 10)}m"
     mem = f"{rng.randrange(64, 4097, 16)}Mi"
-    if rng.random() < 0.25:
-        spec["nodeSelector"] = rng.choice((
-            {"disktype": rng.choice(("ssd", "hdd"))},
-            {"pool": f"pool-{rng.randrange(1, POOLS)}"},
-            {ZONE_LABEL: f"zone-{rng.randrange(ZONES)}"}))
+    if rng.random() < 0.25 and selectable:
+        key, value = rng.choice(selectable)
+        spec["nodeSelector"] = {key: value}
     affinity: dict[str, Any] = {}
     if rng.random() < 0.20:
         zones = sorted(rng.sample([f"zone-{z}" for z in range(ZONES)], rng.randint(1, 3)))
@@ -122,8 +121,14 @@ def mixed_objects(nodes: int, init_pods: int, pods: int, seed: int = 0) -> Itera
     for name, value in PRIORITY_CLASSES:
         yield {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
                "metadata": {"name": name}, "value": value}
+    # nodeSelectors name labels of untainted nodes only, so that every pod fits somewhere
+    selectable: set[tuple[str, str]] = set()
     for i in range(nodes):
-        yield _node(i)
+        node = _node(i)
+        if not node["spec"]:
+            selectable.update((k, v) for k, v in node["metadata"]["labels"].items() if k != HOSTNAME_LABEL)
+        yield node
+    choices = sorted(selectable)
     spread, anti = _Groups(rng, "spread"), _Groups(rng, "anti")
     for i in range(init_pods + pods):
-        yield _pod(i, rng, spread, anti, init=i < init_pods)
+        yield _pod(i, rng, spread, anti, i < init_pods, choices)
