@@ -3,9 +3,9 @@
 Counting the pods that match a selector on every node is a loop over all nodes and all
 pods; per-selector caches make it cheap the second time, but a workload where every pod
 brings its own selector (topology spread or affinity in small groups with their own
-label) pays the whole loop once per selector. This index maps ``(namespace, key, value)``
-to the rows holding such pods (with those pods), so a selector with an ``In``
-requirement only looks at the pods that could match.
+label) pays the whole loop once per selector. This index maps a label ``(key, value)``
+to the rows holding pods that carry it (with those pods, of every namespace), so a
+selector with an ``In`` requirement only looks at the pods that could match.
 
 It is built the first time it is asked for and then kept current by the NodeTable row by
 row (:meth:`PodLabelIndex.write_row` from ``NodeTable._write_row``), so it never lags the
@@ -20,7 +20,7 @@ from kubesched.api.objects import Pod
 from kubesched.api.selectors import LabelSelector
 from kubesched.framework.types import NodeInfo
 
-Key = tuple[str, str, str]  # namespace, label key, label value
+Key = tuple[str, str]  # label key, label value
 
 
 class PodLabelIndex:
@@ -41,9 +41,7 @@ class PodLabelIndex:
                     del rows[k]
         keys: list[Key] = []
         for p in ni.pods:
-            ns = p.namespace
-            for lk, lv in p.labels.items():
-                k = (ns, lk, lv)
+            for k in p.labels.items():
                 by_row = rows.get(k)
                 if by_row is None:
                     by_row = rows[k] = {}
@@ -55,10 +53,10 @@ class PodLabelIndex:
                     pods.append(p)
         self._keys[i] = keys
 
-    def candidates(self, namespace: str, selector: LabelSelector) -> dict[int, list[Pod]] | None:
-        """Per row the pods of ``namespace`` that satisfy the selector's most selective
+    def candidates(self, selector: LabelSelector) -> dict[int, list[Pod]] | None:
+        """Per row the pods (any namespace) that satisfy the selector's most selective
         ``In`` requirement (a superset of the matching pods), or None when the selector
-        has no ``In`` requirement to look up."""
+        has no ``In`` requirement to look up. Rows absent hold no matching pod."""
         best: dict[int, list[Pod]] | None = None
         best_n = -1
         for r in selector.requirements:
@@ -66,7 +64,7 @@ class PodLabelIndex:
                 continue
             merged: dict[int, list[Pod]] = {}
             for v in r.values:
-                for row, pods in self._rows.get((namespace, r.key, v), {}).items():
+                for row, pods in self._rows.get((r.key, v), {}).items():
                     merged.setdefault(row, []).extend(pods)
             n = sum(len(ps) for ps in merged.values())
             if best is None or n < best_n:
