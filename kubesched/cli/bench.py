@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import os
 import queue as queue_mod
 import sys
 import time
@@ -23,7 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from kubesched.api.errors import KubeschedError
-from kubesched.sim.workloads import SUITE, WORKLOADS, Case, default_case
+from kubesched.sim.workloads import MIXED, SUITE, WORKLOADS, Case, default_case
 
 if TYPE_CHECKING:  # the scheduler is imported only when a benchmark runs
     from kubesched.sim.bench import BenchSpec
@@ -36,7 +37,11 @@ def add_parser(sub: Any) -> None:
                                    "and report pods/s, 1 s throughput percentiles, scheduling-algorithm "
                                    "latency and peak RSS.")
     what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("--workload", choices=sorted(WORKLOADS), help="run one workload")
+    what.add_argument("--workload", choices=sorted([*WORKLOADS, MIXED]), help="run one workload")
+    what.add_argument("--scenario", metavar="FILE",
+                      help="bench a manifest: Nodes, bound pods and other objects loaded first; pending pods "
+                           "annotated bench.kubesched.io/phase: init scheduled unmeasured; the other pending "
+                           "pods measured in file order")
     what.add_argument("--suite", action="store_true", help="run the whole matrix, one process per case")
     p.add_argument("--nodes", type=int, metavar="N", help="nodes (default: the workload's suite size)")
     p.add_argument("--init-pods", type=int, metavar="K", help="pods scheduled before measuring")
@@ -48,6 +53,9 @@ def add_parser(sub: Any) -> None:
                    help="multiply every size by F in (0, 1], e.g. 0.1 for a quick run")
     p.add_argument("--timeout", type=float, default=0.0, metavar="SECONDS",
                    help="suite only: stop a case that runs longer (default: no limit)")
+    p.add_argument("--write-scenario", metavar="FILE",
+                   help="with --workload mixed: write the generated manifest to FILE (for --scenario) "
+                        "instead of running it")
     p.add_argument("-o", "--output", choices=("table", "json"), default="table")
 
 
@@ -55,8 +63,9 @@ def _spec(args: argparse.Namespace, case: Case) -> "BenchSpec":
     from kubesched.sim.bench import BenchSpec
 
     spec = BenchSpec(workload=case.workload, nodes=case.nodes, init_pods=case.init_pods, pods=case.pods,
-                     percentage_of_nodes_to_score=args.percentage_of_nodes_to_score, seed=args.seed)
-    if spec.nodes < 1 or spec.init_pods < 0 or spec.pods < 0:
+                     percentage_of_nodes_to_score=args.percentage_of_nodes_to_score, seed=args.seed,
+                     scenario=args.scenario or "")
+    if not spec.scenario and (spec.nodes < 1 or spec.init_pods < 0 or spec.pods < 0):
         raise KubeschedError("bench: --nodes must be at least 1, --init-pods and --pods at least 0")
     if not 0 <= spec.percentage_of_nodes_to_score <= 100:
         raise KubeschedError("bench: --percentage-of-nodes-to-score must be in [0, 100]")
@@ -202,11 +211,30 @@ def run(args: argparse.Namespace) -> int:
         else:
             _print_table(rows)
         return 0 if all(r["result"] is not None for r in rows) else 1
+    if args.write_scenario and args.workload != MIXED:
+        raise KubeschedError("bench: --write-scenario goes with --workload mixed")
+    if args.scenario:
+        if (args.nodes, args.init_pods, args.pods, args.scale) != (None, None, None, 1.0):
+            raise KubeschedError("bench: --scenario FILE sets its own sizes: drop --nodes, --init-pods, "
+                                 "--pods and --scale")
+        if not os.path.isfile(args.scenario):
+            raise KubeschedError(f"bench: --scenario {args.scenario}: no such file")
+        return _run_one(args, Case(workload=f"scenario:{os.path.basename(args.scenario)}", nodes=0,
+                                   init_pods=0, pods=0), show)
     d = default_case(args.workload)
     case = Case(workload=args.workload, nodes=d.nodes if args.nodes is None else args.nodes,
                 init_pods=d.init_pods if args.init_pods is None else args.init_pods,
                 pods=d.pods if args.pods is None else args.pods)
     case = _scaled(case, _check_scale(args.scale))
+    if args.write_scenario:
+        from kubesched.sim.scenario import write_mixed
+
+        write_mixed(args.write_scenario, case.nodes, case.init_pods, case.pods, args.seed)
+        return 0
+    return _run_one(args, case, show)
+
+
+def _run_one(args: argparse.Namespace, case: Case, show: bool) -> int:
     spec = _spec(args, case)
     from kubesched.sim.bench import run_bench
 
@@ -216,5 +244,8 @@ def run(args: argparse.Namespace) -> int:
         json.dump(result, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
-        _print_table([_row(case, result)])
+        row = _row(case, result)
+        if args.scenario:
+            row["init_pods"] = None  # the file's count, not reported in the result
+        _print_table([row])
     return 0

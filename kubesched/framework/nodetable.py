@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from kubesched.api.objects import Taint
+from kubesched.framework.podindex import PodLabelIndex
 from kubesched.framework.types import NodeInfo
 
 I64 = np.int64
@@ -36,6 +37,7 @@ class NodeTable:
         self._taint_sets: list[tuple[Taint, ...]] = []
         self._taint_index: dict[tuple[Taint, ...], int] = {}
         self._images: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._pod_index: PodLabelIndex | None = None
         self.all = np.arange(n, dtype=np.intp)
         # Rows rewritten since the table was built, in order: lets caches of per-node
         # results recompute only what changed (see ``changed_since``).
@@ -81,6 +83,8 @@ class NodeTable:
         for name, (sizes, counts) in self._images.items():
             st = ni.image_states.get(name)
             sizes[i], counts[i] = (st.size, st.num_nodes) if st is not None else (0, 0)
+        if self._pod_index is not None:
+            self._pod_index.write_row(i, ni)
 
     def update_row(self, i: int, ni: NodeInfo) -> None:
         """Rewrite row ``i`` after its NodeInfo changed (same node name)."""
@@ -129,6 +133,13 @@ class NodeTable:
                                 dtype=np.int32, count=self.size)
             entry = self._labels[key] = (codes, ids, values)
         return entry
+
+    # -- pods by label -----------------------------------------------------------------
+    def pod_index(self) -> PodLabelIndex:
+        """The rows' pods by (namespace, label key, value), built on first use and kept current."""
+        if self._pod_index is None:
+            self._pod_index = PodLabelIndex(self.infos)
+        return self._pod_index
 
     # -- images -------------------------------------------------------------------------
     def image(self, name: str) -> tuple[np.ndarray, np.ndarray]:

@@ -50,7 +50,7 @@ from kubesched.plugins.registry import in_tree_registry
 from kubesched.scheduler import Scheduler
 from kubesched.sim.driver import MAX_ATTEMPTS_PER_POD, PodOutcome, Simulation
 from kubesched.sim.workloads import (
-    NODE_TEMPLATES, OBJECT_TEMPLATES, POD_TEMPLATES, PV_TEMPLATES, WORKLOADS, CreateAny, CreateNodes, CreatePods,
+    MIXED, NODE_TEMPLATES, OBJECT_TEMPLATES, POD_TEMPLATES, PV_TEMPLATES, WORKLOADS, CreateAny, CreateNodes, CreatePods,
     Workload,
 )
 
@@ -75,6 +75,7 @@ class BenchSpec:
     pods: int
     percentage_of_nodes_to_score: int = 100
     seed: int = 0
+    scenario: str = ""  # a manifest file (kubesched.sim.scenario) instead of a workload
 
     @property
     def params(self) -> dict[str, int]:
@@ -282,6 +283,7 @@ class Bench:
         self.spec = spec
         self.workload: Workload = WORKLOADS[spec.workload]
         self.timer = timer
+        self.claims = self.workload.devices_per_node > 0  # pods get claims from templates
         nodes: list[Node] = []
         for op in self.workload.ops:
             if isinstance(op, CreateNodes):
@@ -338,7 +340,7 @@ class Bench:
     def _create(self, pods: list[Pod]) -> None:
         """As the API server and the informers would: store the pods, queue them."""
         sim = self.sim
-        if self.workload.devices_per_node:
+        if self.claims:
             sim.dra.create_template_claims(pods)  # the resourceclaim controller's part
         sim.cluster.load((), pods)
         for p in pods:
@@ -369,6 +371,11 @@ class Bench:
             if op.collect_metrics:
                 end = self.bind_times[-1] if self.bind_times else self.timer()
             log.info("%s pods: %d created, %d bound so far", phase, n, self._bound)
+        return self.result(start, end, samples_before)
+
+    def result(self, start: float, end: float, samples_before: int) -> BenchResult:
+        """The metrics of the measured pods bound between ``start`` and ``end``; algorithm
+        samples from index ``samples_before`` on."""
         scheduled = len(self.bind_times)
         wall = end - start
         tput = sorted(throughput_samples(self.bind_times, start, end))
@@ -386,4 +393,8 @@ class Bench:
 
 
 def run_bench(spec: BenchSpec, progress: Progress | None = None) -> BenchResult:
+    if spec.scenario or spec.workload == MIXED:
+        from kubesched.sim.scenario import run_scenario
+
+        return run_scenario(spec, progress)
     return Bench(spec).run(progress)

@@ -230,7 +230,7 @@ def test_cli_bench_suite_scaled(capsys: pytest.CaptureFixture[str]) -> None:
     rows = json.loads(capsys.readouterr().out)
     assert [r["workload"] for r in rows] == ["basic", "spread", "affinity", "preferred-affinity",
                                               "taints", "inclusion-policy", "csi-pvs", "in-tree-pvs", "default-spread",
-                                              "basic", "dra"]
+                                              "basic", "dra", "mixed"]
     for row in rows:
         assert list(row["result"]) == EXPECTED_KEYS
         assert row["result"]["scheduled"] == row["pods"]

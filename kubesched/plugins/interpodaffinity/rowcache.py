@@ -29,7 +29,7 @@ flapping between the two forms around the limit. The switch is logged once at IN
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 import numpy as np
@@ -76,11 +76,15 @@ class RowAggregate:
     """``cols[group][row]``: the contribution of row ``row``'s node to ``group``;
     ``sums[group]`` the column's total. Groups whose total drops to 0 are dropped."""
 
-    __slots__ = ("_budget", "_contrib", "_entries", "_rows", "_table", "_version", "cols", "sums")
+    __slots__ = ("_budget", "_contrib", "_entries", "_rows", "_sparse", "_table", "_version", "cols", "sums")
 
-    def __init__(self, contrib: Callable[[NodeInfo], RowContribution], budget: CellBudget) -> None:
+    def __init__(self, contrib: Callable[[NodeInfo], RowContribution], budget: CellBudget,
+                 sparse: Callable[[NodeTable], Iterable[int] | None] | None = None) -> None:
         self._budget = budget
         self._contrib = contrib
+        # the rows whose contribution may be non-empty (a superset), when cheaper to know
+        # than to ask every row; None: ask every row
+        self._sparse = sparse
         self._entries: dict[str, tuple[int, RowContribution]] = {}
         self._rows: list[RowContribution] = []
         self._table: NodeTable | None = None
@@ -131,6 +135,10 @@ class RowAggregate:
         self.release()
         self._table = table
         self._rows = [_EMPTY] * table.size
+        rows = self._sparse(table) if self._sparse is not None else None
+        if rows is not None:
+            self._rebuild_sparse(table, rows)
+            return
         live: set[str] = set()
         for i, ni in enumerate(table.infos):
             c = self._entry(ni)
@@ -142,6 +150,21 @@ class RowAggregate:
         if len(live) != len(self._entries):
             for name in [n for n in self._entries if n not in live]:
                 del self._entries[name]
+
+    def _rebuild_sparse(self, table: NodeTable, rows: Iterable[int]) -> None:
+        """``_rebuild`` asking only ``rows``; the others contribute nothing. Cached entries
+        of other nodes are dropped (a later change of those rows recomputes them)."""
+        infos = table.infos
+        keep: dict[str, tuple[int, RowContribution]] = {}
+        for i in rows:
+            ni = infos[i]
+            c = self._entry(ni)
+            if ni.node is not None:
+                keep[ni.node.name] = self._entries[ni.node.name]
+            if c:
+                self._rows[i] = c
+                self._put(i, c, 1)
+        self._entries = keep
 
     def sync(self, table: NodeTable) -> dict[Any, np.ndarray]:
         """Bring the columns up to date with ``table`` and return them (do not mutate them).
@@ -175,10 +198,11 @@ class RowAggregateCache:
     def __len__(self) -> int:
         return len(self._items)
 
-    def get(self, sig: Hashable, contrib: Callable[[NodeInfo], RowContribution]) -> RowAggregate:
+    def get(self, sig: Hashable, contrib: Callable[[NodeInfo], RowContribution],
+            sparse: Callable[[NodeTable], Iterable[int] | None] | None = None) -> RowAggregate:
         agg = self._items.pop(sig, None)
         if agg is None:
-            agg = RowAggregate(contrib, self._budget)
+            agg = RowAggregate(contrib, self._budget, sparse)
             if len(self._items) >= self._limit:
                 self._items.pop(next(iter(self._items))).release()
         self._items[sig] = agg

@@ -25,7 +25,7 @@ uses the dict path (``counting.build_scores``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -98,6 +98,16 @@ def _selector_contrib(selector: Any, key: str) -> Any:
     return contrib
 
 
+def _selector_rows(selector: Any) -> Callable[[NodeTable], Iterable[int] | None]:
+    """The rows holding pods that may match ``selector`` (the table's pod label index)."""
+    def rows(table: NodeTable) -> Iterable[int] | None:
+        if selector.nothing:
+            return ()
+        cands = table.pod_index().candidates(selector)
+        return None if cands is None else sorted(cands)
+    return rows
+
+
 class _Rows:
     """Per topology key, the row vector being summed."""
 
@@ -134,7 +144,8 @@ def _build_totals(rc: RowCaches, pod: Pod, table: NodeTable, objects: ClusterObj
     rows = _Rows()
     for it, delta in acc.signed_preferred():
         key = it.topology_key
-        agg = rc.selector.get((it.selector, key), _selector_contrib(it.selector, key))
+        agg = rc.selector.get((it.selector, key), _selector_contrib(it.selector, key),
+                              _selector_rows(it.selector))
         cols = agg.sync(table)
         for ns, col in cols.items():
             if it.admits(ns):

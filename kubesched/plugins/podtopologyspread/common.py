@@ -235,9 +235,24 @@ class MatchCounter:
                     arr[j] = self.count_in(memo, infos[j], selector, namespace)
                 self._arrays[key] = (entry[0], table.version, arr)
                 return arr
-        arr = np.fromiter((self.count_in(memo, ni, selector, namespace) for ni in infos),
-                          dtype=np.int64, count=table.size)
+        cold = self._cold_counts(table, namespace, selector)
+        arr = cold if cold is not None else np.fromiter(
+            (self.count_in(memo, ni, selector, namespace) for ni in infos), dtype=np.int64, count=table.size)
         self._arrays[key] = (weakref.ref(table), table.version, arr)
+        return arr
+
+    @staticmethod
+    def _cold_counts(table: NodeTable, namespace: str, selector: LabelSelector) -> np.ndarray | None:
+        """Counts for a selector never counted on this table, from the table's pod label
+        index: only the pods that could match are looked at (None: no ``In`` requirement)."""
+        cands = table.pod_index().candidates(selector)
+        if cands is None:
+            return None
+        arr = np.zeros(table.size, dtype=np.int64)
+        for row, pods in cands.items():
+            n = count_matching(pods, selector, namespace)
+            if n:
+                arr[row] = n
         return arr
 
     def count(self, ni: NodeInfo, selector: LabelSelector, namespace: str) -> int:
