@@ -592,7 +592,8 @@ class Scheduler:
         fw, state, node = ctx.fw, ctx.state, ctx.node
         st = fw.run_pre_bind(state, ctx.assumed, node)
         if st.success:
-            st = fw.run_bind(state, ctx.assumed, node)
+            bound = self._extenders_binding(ctx.assumed, node) if self.extenders else None
+            st = fw.run_bind(state, ctx.assumed, node) if bound is None else bound
         if not st.success:
             ctx.in_binding_cycle = True
             self._binding_failed(ctx, st)
@@ -607,6 +608,25 @@ class Scheduler:
         self.sink.record_event(ctx.assumed, "Normal", "Scheduled",
                                f"Successfully assigned {ctx.assumed.key} to {node}")
         fw.run_post_bind(state, ctx.assumed, node)
+
+    def _extenders_binding(self, pod: Pod, node: str) -> Status | None:
+        """Upstream ``extendersBinding``: the first interested binder extender binds (an
+        ignorable one's error skips it); None when no extender bound. In simulate the
+        extender cannot write the in-process cluster, so its success is recorded there;
+        against an API server the extender's own Binding is what the informers see."""
+        for ext in self.extenders:
+            if not ext.is_binder or not ext.is_interested(pod):
+                continue
+            try:
+                ext.bind(pod, node)
+            except ExtenderError as exc:
+                if ext.ignorable:
+                    continue
+                return Status(Code.Error, (str(exc),), ext.name)
+            if self.run_binding is None:
+                return self.sink.bind(pod, node)
+            return Status()
+        return None
 
     def _binding_failed(self, ctx: "_BindingContext", st: Status) -> None:
         """Unreserve in reverse order, forget the assumed pod, send the pod back."""
