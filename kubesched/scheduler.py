@@ -119,6 +119,11 @@ class ProfileHandle:
         self.framework: Any = None
 
     @property
+    def extenders(self) -> tuple[Extender, ...]:
+        """The configured extenders (upstream ``Handle.Extenders()``), for preemption."""
+        return self._sched.extenders
+
+    @property
     def snapshot(self) -> Snapshot:
         return self._sched.snapshot
 

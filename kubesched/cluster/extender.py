@@ -16,13 +16,14 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kubesched.api.errors import KubeschedError
 from kubesched.api.objects import Node, Pod
 from kubesched.config.types import ExtenderConfig
-from kubesched.framework.extender import ExtenderError, ExtenderFilterResult, interested
+from kubesched.framework.extender import ExtenderError, ExtenderFilterResult, Victims, interested
+from kubesched.framework.types import NodeInfo
 
 
 class ExtenderLatency:
@@ -180,6 +181,39 @@ class HTTPExtender:
                 raise ExtenderError(f"extender {self.name}: prioritize: expected HostPriority objects")
             score = _get(hp, "Score")
             out[str(_get(hp, "Host"))] = int(score) if isinstance(score, (int, float)) else 0
+        return out
+
+    supports_preemption = property(lambda self: bool(self.cfg.preempt_verb))
+
+    def process_preemption(self, pod: Pod, victims: Mapping[str, Victims],
+                           node_info: Callable[[str], NodeInfo | None]) -> dict[str, Victims]:
+        """ExtenderPreemptionArgs out (full victims, or UIDs when nodeCacheCapable);
+        ExtenderPreemptionResult's NodeNameToMetaVictims back, mapped to the pods."""
+        if self.cfg.node_cache_capable:
+            args: dict[str, Any] = {"Pod": pod.raw, "NodeNameToVictims": None, "NodeNameToMetaVictims": {
+                n: {"Pods": [{"UID": p.uid} for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
+                for n, v in victims.items()}}
+        else:
+            args = {"Pod": pod.raw, "NodeNameToMetaVictims": None, "NodeNameToVictims": {
+                n: {"Pods": [p.raw for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
+                for n, v in victims.items()}}
+        reply = self._send(self.cfg.preempt_verb, args)
+        meta = _get(reply, "NodeNameToMetaVictims")
+        out: dict[str, Victims] = {}
+        for node, mv in (meta.items() if isinstance(meta, dict) else ()):
+            ni = node_info(node)
+            if ni is None:
+                raise ExtenderError(f'nodeinfo not found for node name "{node}"')
+            pods = []
+            for mp in _get(mv, "Pods") or []:
+                uid = _get(mp, "UID")
+                found = next((p for p in ni.pods if p.uid == uid), None)
+                if found is None:
+                    raise ExtenderError(f"extender: {self.name} claims to preempt pod (UID: {uid}) on node: "
+                                        f"{node}, but the pod is not found on that node")
+                pods.append(found)
+            n_pdb = _get(mv, "NumPDBViolations")
+            out[str(node)] = Victims(tuple(pods), int(n_pdb) if isinstance(n_pdb, int) else 0)
         return out
 
     def bind(self, pod: Pod, node: str) -> None:

@@ -9,7 +9,7 @@ implements :class:`Extender` and is handed to the scheduler by simulate, serve a
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -38,6 +38,15 @@ class ExtenderFilterResult:
     node_names: list[str] | None = None
     failed: dict[str, str] = field(default_factory=dict)
     failed_unresolvable: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Victims:
+    """Upstream extender/v1 ``Victims``: the pods to evict on a node, and how many of
+    those evictions violate a PodDisruptionBudget."""
+
+    pods: tuple[Pod, ...]
+    num_pdb_violations: int = 0
 
 
 class Extender(Protocol):
@@ -71,6 +80,12 @@ class Extender(Protocol):
     def prioritize(self, pod: Pod, nodes: Sequence[Node]) -> dict[str, int]: ...
 
     def bind(self, pod: Pod, node: str) -> None: ...
+
+    @property
+    def supports_preemption(self) -> bool: ...
+
+    def process_preemption(self, pod: Pod, victims: Mapping[str, Victims],
+                           node_info: Callable[[str], NodeInfo | None]) -> dict[str, Victims]: ...
 
 
 def interested(managed: Iterable[str], pod: Pod) -> bool:
@@ -152,3 +167,31 @@ def scaled_scores(scores: Mapping[str, int], weight: int) -> dict[str, int]:
     """Upstream prioritizeNodes: ``score × weight × (MaxNodeScore / MaxExtenderPriority)``."""
     factor = MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY
     return {host: s * weight * factor for host, s in scores.items()}
+
+
+def run_extender_preemption(extenders: Sequence[Extender], pod: Pod, victims: dict[str, Victims],
+                            node_info: Callable[[str], NodeInfo | None]) -> dict[str, Victims]:
+    """Upstream ``Evaluator.callExtenders``: each interested preempt extender, in order,
+    may drop candidate nodes or change their victims; a node left with no victims is an
+    error (dropped for an ignorable extender). Raises :class:`ExtenderError`."""
+    if not victims:
+        return victims
+    for ext in extenders:
+        if not ext.supports_preemption or not ext.is_interested(pod):
+            continue
+        try:
+            result = ext.process_preemption(pod, victims, node_info)
+        except ExtenderError:
+            if ext.ignorable:
+                continue
+            raise
+        for node in list(result):
+            if not result[node].pods:
+                if ext.ignorable:
+                    del result[node]
+                    continue
+                raise ExtenderError(f'expected at least one victim pod on node "{node}"')
+        victims = result
+        if not victims:
+            break
+    return victims

@@ -263,3 +263,53 @@ def test_config_defaults() -> None:
     (e,) = cfg.extenders
     assert e.http_timeout == 5.0  # upstream DefaultExtenderTimeout
     assert not e.node_cache_capable and not e.ignorable and e.weight == 0
+
+
+def _preemption_cluster(tmp_path: Path, extender: dict[str, Any]) -> Simulation:
+    """Two full nodes, each running one low-priority 4-cpu pod; a high-priority 4-cpu pod
+    must preempt. Without an extender DefaultPreemption picks node-a (tie: smallest name)."""
+    nodes = [_node("node-a", 1), _node("node-b", 2)]
+    low = []
+    for n in ("node-a", "node-b"):
+        p = _pod(f"low-{n}", {"cpu": "4"})
+        p["spec"]["nodeName"] = n
+        low.append(p)
+    high = _pod("high", {"cpu": "4"})
+    high["spec"]["priorityClassName"] = "high"
+    pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 100}
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all(nodes + [pc] + low + [high]))
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(
+        {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+         "extenders": [extender]}))
+    sim = Simulation(load_manifests([str(tmp_path / "cluster.yaml")]), load_config(str(tmp_path / "config.yaml")),
+                     tie_break="name", explain=True)
+    sim.run(single_pass=True)
+    return sim
+
+
+def test_preempt_verb_chooses_the_candidates(tmp_path: Path, start: Callable[..., Extender]) -> None:
+    """The extender removes node-a from the candidates (upstream Evaluator.callExtenders):
+    the victim is the pod on node-b."""
+    def reply(verb: str, body: dict[str, Any]) -> Any:
+        victims = body["NodeNameToVictims"]
+        return {"NodeNameToMetaVictims": {
+            n: {"Pods": [{"UID": p["metadata"]["uid"]} for p in v["Pods"]], "NumPDBViolations": 0}
+            for n, v in victims.items() if n != "node-a"}}
+
+    ext = start(reply)
+    sim = _preemption_cluster(tmp_path, {"urlPrefix": ext.url, "preemptVerb": "preempt"})
+    high = next(o for o in sim.results() if o.pod.name == "high")
+    assert high.attempts[0].nominated_node == "node-b"
+    assert high.attempts[0].victims == ["default/low-node-b"]
+    assert high.node == "node-b"
+    _, body = ext.requests[0]
+    assert sorted(body["NodeNameToVictims"]) == ["node-a", "node-b"]
+
+
+def test_preempt_verb_without_victims_is_an_error(tmp_path: Path, start: Callable[..., Extender]) -> None:
+    ext = start(lambda verb, body: {"NodeNameToMetaVictims": {"node-a": {"Pods": [], "NumPDBViolations": 0}}})
+    sim = _preemption_cluster(tmp_path, {"urlPrefix": ext.url, "preemptVerb": "preempt"})
+    high = next(o for o in sim.results() if o.pod.name == "high")
+    assert high.node is None and high.attempts[0].nominated_node is None
+    assert high.attempts[0].message is not None
+    assert high.attempts[0].message.endswith('preemption: expected at least one victim pod on node "node-a"')
