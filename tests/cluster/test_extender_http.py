@@ -313,3 +313,18 @@ def test_preempt_verb_without_victims_is_an_error(tmp_path: Path, start: Callabl
     assert high.node is None and high.attempts[0].nominated_node is None
     assert high.attempts[0].message is not None
     assert high.attempts[0].message.endswith('preemption: expected at least one victim pod on node "node-a"')
+
+
+def test_extender_latency_metric() -> None:
+    """Each extender call timed in the attempt becomes one histogram sample."""
+    from kubesched.api.objects import Pod
+    from kubesched.live.metrics import SchedulerMetrics
+    from kubesched.scheduler import Attempt
+
+    m = SchedulerMetrics()
+    att = Attempt(extender_seconds={"http://127.0.0.1:1 filter": 0.004, "http://127.0.0.1:1 prioritize": 0.5})
+    m.on_attempt(Pod.from_dict(_pod("p")), att, 0.6)
+    labels = {"extender": "http://127.0.0.1:1", "verb": "filter"}
+    assert m.registry.get_sample_value("kubesched_extender_call_duration_seconds_count", labels) == 1
+    assert m.registry.get_sample_value("kubesched_extender_call_duration_seconds_sum",
+                                       {**labels, "verb": "prioritize"}) == 0.5
