@@ -368,6 +368,9 @@ class Scheduler:
                     try:
                         infos = run_extender_filters(self.extenders, pod, [table.infos[i] for i in feasible.tolist()],
                                                      statuses, att.extender_seconds)
+                        unknown = [ni.name for ni in infos if ni.name not in table.index]
+                        if unknown:
+                            raise ExtenderError(f"an extender returned node(s) not in the cluster: {', '.join(unknown)}")
                     except ExtenderError as exc:
                         if self.explain:
                             self._record_filter(att, statuses, absent, absent_names, table.names)

@@ -328,3 +328,11 @@ def test_extender_latency_metric() -> None:
     assert m.registry.get_sample_value("kubesched_extender_call_duration_seconds_count", labels) == 1
     assert m.registry.get_sample_value("kubesched_extender_call_duration_seconds_sum",
                                        {**labels, "verb": "prioritize"}) == 0.5
+
+
+def test_unknown_node_in_the_reply_is_an_error(tmp_path: Path, start: Callable[..., Extender]) -> None:
+    ext = start(lambda verb, body: {"Nodes": {"items": [_node("node-zz", 1)]}, "FailedNodes": {}, "Error": ""})
+    out = _run(tmp_path, [{"urlPrefix": ext.url, "filterVerb": "filter"}]).results()[0]
+    assert out.node is None
+    assert out.attempts[0].result == "Error"
+    assert out.attempts[0].message == "an extender returned node(s) not in the cluster: node-zz"
