@@ -26,6 +26,9 @@ from kubesched.cache.snapshot import Snapshot
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import PODS_TO_ACTIVATE, ClusterObjects, ClusterSink, QueuedPodInfo
 from kubesched.framework.dra import DraLister, DraWriter, NoDra
+from kubesched.framework.extender import Extender, ExtenderError, run_extender_filters, run_extender_prioritize
+from kubesched.framework.nodetable import NodeTable
+from kubesched.framework.types import NodeInfo
 from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Code, Status
 from kubesched.framework.storage import NoStorage, StorageLister, StorageWriter
@@ -98,12 +101,14 @@ class Attempt:
     victim_pods: list[Pod] = field(default_factory=list)
     nomination_cleared: bool = False
     unschedulable_plugins: set[str] = field(default_factory=set)
+    extender_seconds: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"time": self.time, "filter": self.filter, "scores": self.scores,
                 "totals": self.totals, "best": self.best, "chosen": self.chosen,
                 "message": self.message, "nominatedNode": self.nominated_node,
-                "victims": self.victims, "result": self.result}
+                "victims": self.victims, "result": self.result,
+                **({"extenderSeconds": self.extender_seconds} if self.extender_seconds else {})}
 
 
 class ProfileHandle:
@@ -112,6 +117,11 @@ class ProfileHandle:
     def __init__(self, sched: "Scheduler") -> None:
         self._sched = sched
         self.framework: Any = None
+
+    @property
+    def extenders(self) -> tuple[Extender, ...]:
+        """The configured extenders (upstream ``Handle.Extenders()``), for preemption."""
+        return self._sched.extenders
 
     @property
     def snapshot(self) -> Snapshot:
@@ -177,7 +187,8 @@ class Scheduler:
                  explain: bool = False,
                  run_binding: Callable[[Callable[[], None]], None] | None = None,
                  storage: StorageLister | None = None, storage_writer: StorageWriter | None = None,
-                 dra: DraLister | None = None, dra_writer: DraWriter | None = None) -> None:
+                 dra: DraLister | None = None, dra_writer: DraWriter | None = None,
+                 extenders: Sequence[Extender] = ()) -> None:
         """``run_binding``: how a binding cycle is run. None (the simulator) runs it at once,
         inside ``schedule_one``; a live scheduler passes an executor's submit so binding
         (API calls) overlaps the next scheduling cycle. Cache and queue updates then happen
@@ -209,6 +220,8 @@ class Scheduler:
         no_dra = NoDra()
         self.dra: DraLister = dra if dra is not None else no_dra
         self.dra_writer: DraWriter = dra_writer if dra_writer is not None else no_dra
+        # configured HTTP extenders (kubesched.framework.extender), called after Filter
+        self.extenders: tuple[Extender, ...] = tuple(extenders)
 
     def new_handle(self) -> ProfileHandle:
         return ProfileHandle(self)
@@ -304,6 +317,7 @@ class Scheduler:
         pre_msg = ""
         feasible = np.zeros(0, np.intp)
         nominated_row: int | None = None
+        scored_infos: list[NodeInfo] | None = None  # fresh NodeInfos an extender returned
         if not st.success:
             if not st.rejected:
                 att.result, att.message = "Error", st.message
@@ -316,6 +330,15 @@ class Scheduler:
                 row = np.array([table.index[nnn]], np.intp)
                 if fw.filter_nodes(state, pod, table, row).feasible.size:
                     nominated_row = int(row[0])
+                    if self.extenders:
+                        try:
+                            kept = run_extender_filters(self.extenders, pod, [table.infos[nominated_row]],
+                                                        statuses, att.extender_seconds)
+                        except ExtenderError as exc:
+                            att.result, att.message = "Error", str(exc)
+                            return None
+                        if not kept:
+                            nominated_row = None
             idx = table.all
             if pre_res is not None and pre_res.node_names is not None:
                 keep = sorted(table.index[n] for n in pre_res.node_names if n in table.index)
@@ -339,8 +362,23 @@ class Scheduler:
                     att.result, att.message = "Error", filtered.message
                     return None
                 feasible, lazy_statuses, processed = filtered
-                if self.explain or feasible.size == 0:
+                if self.explain or feasible.size == 0 or self.extenders:
                     statuses = lazy_statuses()
+                if self.extenders and feasible.size and (nominated_row is None or not self.explain):
+                    try:
+                        infos = run_extender_filters(self.extenders, pod, [table.infos[i] for i in feasible.tolist()],
+                                                     statuses, att.extender_seconds)
+                        unknown = [ni.name for ni in infos if ni.name not in table.index]
+                        if unknown:
+                            raise ExtenderError(f"an extender returned node(s) not in the cluster: {', '.join(unknown)}")
+                    except ExtenderError as exc:
+                        if self.explain:
+                            self._record_filter(att, statuses, absent, absent_names, table.names)
+                        att.result, att.message = "Error", str(exc)
+                        return None
+                    feasible = np.array([table.index[ni.name] for ni in infos], np.intp)
+                    if any(ni is not table.infos[i] for ni, i in zip(infos, feasible.tolist())):
+                        scored_infos = infos
                 if nominated_row is None:
                     self.next_start_node_index = (self.next_start_node_index + processed) % num_all
         if self.explain:
@@ -356,7 +394,7 @@ class Scheduler:
         if fixed is not None and not self.explain:
             att.chosen = fixed
             return fixed
-        chosen = self._prioritize(fw, state, pod, feasible, att)
+        chosen = self._prioritize(fw, state, pod, feasible, att, scored_infos, fixed is None)
         if chosen is None:
             return None
         att.chosen = fixed or chosen
@@ -375,26 +413,48 @@ class Scheduler:
                 att.filter[name] = "ok"
 
     def _prioritize(self, fw: Framework, state: CycleState, pod: Pod, rows: np.ndarray,
-                    att: Attempt) -> str | None:
+                    att: Attempt, scored_infos: list[NodeInfo] | None = None,
+                    call_extenders: bool = True) -> str | None:
+        """``scored_infos``: the NodeInfos an extender returned (nodeCacheCapable false,
+        no pods): upstream scores those, not the snapshot's."""
         table = self.snapshot.table
-        if not fw.has_score_plugins:
+        names = [table.names[i] for i in rows.tolist()]
+        score_table, score_rows = table, rows
+        if scored_infos is not None:
+            score_table = NodeTable(scored_infos)
+            score_rows = score_table.all
+        if not fw.has_score_plugins and not self.extenders:
             totals = np.ones(rows.size, np.int64)
             per_plugin: dict[str, np.ndarray] = {}
+        elif not fw.has_score_plugins:
+            totals = np.zeros(rows.size, np.int64)
+            per_plugin = {}
         else:
-            infos = table.infos if rows.size == table.size else list(map(table.infos.__getitem__, rows.tolist()))
+            infos = (score_table.infos if score_rows.size == score_table.size
+                     else list(map(score_table.infos.__getitem__, score_rows.tolist())))
             st = fw.run_pre_score(state, pod, infos)
             if not st.success:
                 att.result, att.message = "Error", st.message
                 return None
-            res = fw.run_score(state, pod, table, rows)
+            res = fw.run_score(state, pod, score_table, score_rows)
             if isinstance(res, Status):
                 att.result, att.message = "Error", res.message
                 return None
             per_plugin, totals = res
+        if self.extenders and call_extenders:
+            nodes = [ni.node for ni in (scored_infos or [table.infos[i] for i in rows.tolist()])
+                     if ni.node is not None]
+            per_ext = run_extender_prioritize(self.extenders, pod, nodes, att.extender_seconds)
+            if per_ext:
+                totals = totals.copy()
+                per_plugin = dict(per_plugin)
+                for ext, scores in per_ext.items():
+                    col = np.array([scores.get(n, 0) for n in names], np.int64)
+                    per_plugin[ext] = per_plugin[ext] + col if ext in per_plugin else col
+                    totals += col
         best_rows = rows[totals == totals.max()]
         if self.explain:
-            for j, i in enumerate(rows.tolist()):
-                name = table.names[i]
+            for j, name in enumerate(names):
                 att.scores[name] = {p: int(v[j]) for p, v in per_plugin.items()}
                 att.totals[name] = int(totals[j])
             att.best = sorted(table.names[i] for i in best_rows.tolist())
@@ -432,7 +492,8 @@ class Scheduler:
                 self._clear_nomination(pod)
                 att.nomination_cleared = True
         explicit = {n: s for n, s in statuses.items()}
-        att.unschedulable_plugins |= {s.plugin for s in statuses.values() if s.plugin}
+        ext_names = {e.name for e in self.extenders}
+        att.unschedulable_plugins |= {s.plugin for s in statuses.values() if s.plugin and s.plugin not in ext_names}
         att.message = fit_error_message(num_all, explicit, absent, len(absent_names), pre_msg, post_msg)
         att.result = "Unschedulable"
         return None
@@ -539,7 +600,8 @@ class Scheduler:
         fw, state, node = ctx.fw, ctx.state, ctx.node
         st = fw.run_pre_bind(state, ctx.assumed, node)
         if st.success:
-            st = fw.run_bind(state, ctx.assumed, node)
+            bound = self._extenders_binding(ctx.assumed, node) if self.extenders else None
+            st = fw.run_bind(state, ctx.assumed, node) if bound is None else bound
         if not st.success:
             ctx.in_binding_cycle = True
             self._binding_failed(ctx, st)
@@ -554,6 +616,25 @@ class Scheduler:
         self.sink.record_event(ctx.assumed, "Normal", "Scheduled",
                                f"Successfully assigned {ctx.assumed.key} to {node}")
         fw.run_post_bind(state, ctx.assumed, node)
+
+    def _extenders_binding(self, pod: Pod, node: str) -> Status | None:
+        """Upstream ``extendersBinding``: the first interested binder extender binds (an
+        ignorable one's error skips it); None when no extender bound. In simulate the
+        extender cannot write the in-process cluster, so its success is recorded there;
+        against an API server the extender's own Binding is what the informers see."""
+        for ext in self.extenders:
+            if not ext.is_binder or not ext.is_interested(pod):
+                continue
+            try:
+                ext.bind(pod, node)
+            except ExtenderError as exc:
+                if ext.ignorable:
+                    continue
+                return Status(Code.Error, (str(exc),), ext.name)
+            if self.run_binding is None:
+                return self.sink.bind(pod, node)
+            return Status()
+        return None
 
     def _binding_failed(self, ctx: "_BindingContext", st: Status) -> None:
         """Unreserve in reverse order, forget the assumed pod, send the pod back."""

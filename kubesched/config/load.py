@@ -30,6 +30,7 @@ from kubesched.config.types import (
     LeaderElectionConfig, PluginConfigEntry, PluginRef, PluginSet, ProfileConfig, SchedulerConfig,
 )
 from kubesched.config.validation import validate_config
+from kubesched.config.extenders import decode_extenders, validate_extenders
 from kubesched.framework.registry import Registry
 
 log = logging.getLogger(__name__)
@@ -105,10 +106,9 @@ def _decode(dec: Decoder, raw: Any, file: str) -> SchedulerConfig:
         raise ConfigDecodeError(f"expected a {KIND} object, got {type(raw).__name__}")
     top = dec.object(raw, "", TOP_FIELDS) or {}
     _check_type_meta(dec, top)
-    if dec.array(top, "extenders", ""):
-        raise ConfigUnsupportedError(
-            "extenders are not supported by kubesched (it runs in-process plugins only); "
-            "remove the field or leave it empty", field="extenders", line=dec.line_of("extenders"))
+    extenders = decode_extenders(dec, top)
+    for err in validate_extenders(extenders):
+        dec.fail(err.field, err.message)
 
     def get(key: str, kind: str) -> Any:
         return dec.scalar(top, key, "", kind)
@@ -132,6 +132,7 @@ def _decode(dec: Decoder, raw: Any, file: str) -> SchedulerConfig:
         pod_max_backoff_seconds=d.POD_MAX_BACKOFF_SECONDS if maximum is None else maximum,
         profiles=profiles or (ProfileConfig(),),
         delay_cache_until_active=bool(get("delayCacheUntilActive", "bool")),
+        extenders=extenders,
     )
     if dec.errors:
         raise ConfigDecodeError(errors=dec.errors, file=file)

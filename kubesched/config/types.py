@@ -116,6 +116,7 @@ class SchedulerConfig:
     pod_max_backoff_seconds: int = 10
     profiles: tuple[ProfileConfig, ...] = (ProfileConfig(),)
     delay_cache_until_active: bool = False
+    extenders: tuple["ExtenderConfig", ...] = ()
 
     def profile(self, scheduler_name: str) -> ProfileConfig:
         for p in self.profiles:
@@ -133,3 +134,43 @@ class SchedulerConfig:
         if self.percentage_of_nodes_to_score is not None:
             return self.percentage_of_nodes_to_score
         return KUBESCHED_DEFAULT_PERCENTAGE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExtenderTLSConfig:
+    """``extenders[i].tlsConfig`` (upstream ``ExtenderTLSConfig``); data fields are the
+    PEM bytes as base64 in YAML, kept decoded here."""
+
+    insecure: bool = False
+    server_name: str = ""
+    cert_file: str = ""
+    key_file: str = ""
+    ca_file: str = ""
+    cert_data: bytes = b""
+    key_data: bytes = b""
+    ca_data: bytes = b""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExtenderManagedResource:
+    name: str
+    ignored_by_scheduler: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExtenderConfig:
+    """``extenders[i]`` (upstream ``Extender``); ``http_timeout`` in seconds, already
+    defaulted (upstream ``DefaultExtenderTimeout``, 5s, when unset or zero)."""
+
+    url_prefix: str
+    filter_verb: str = ""
+    preempt_verb: str = ""
+    prioritize_verb: str = ""
+    weight: int = 0
+    bind_verb: str = ""
+    enable_https: bool = False
+    tls_config: ExtenderTLSConfig | None = None
+    http_timeout: float = 5.0
+    node_cache_capable: bool = False
+    managed_resources: tuple[ExtenderManagedResource, ...] = ()
+    ignorable: bool = False

@@ -110,6 +110,11 @@ class SchedulerMetrics:
             "scheduler_plugin_execution_duration_seconds", "[ALPHA] Duration for running a plugin at a specific "
             "extension point.", ["plugin", "extension_point", "status"],
             buckets=exponential_buckets(0.00001, 1.5, 20), registry=r)
+        # kubesched's own (upstream has no extender metric): one sample per extender call
+        self.extender_duration = Histogram(
+            "kubesched_extender_call_duration_seconds", "Latency of an HTTP scheduler extender call, by "
+            "extender (urlPrefix) and verb (filter, prioritize).", ["extender", "verb"],
+            buckets=exponential_buckets(0.001, 2, 15), registry=r)
         self._pending = _PendingPods()
         r.register(self._pending)
 
@@ -154,3 +159,6 @@ class SchedulerMetrics:
         self.attempt_duration.labels(result, profile).observe(seconds)
         if att.nominated_node:
             self.preemption_victims.observe(len(att.victims))
+        for key, secs in att.extender_seconds.items():
+            ext, _, verb = key.rpartition(" ")
+            self.extender_duration.labels(ext, verb).observe(secs)

@@ -42,6 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.cluster.extender import HTTPExtender
 from kubesched.api.workloads import WorkloadIndex
 from kubesched.cache.cache import Cache
 from kubesched.cluster.kube.client import KubeClient
@@ -139,7 +140,8 @@ class LiveScheduler:
         self.sched = Scheduler(self.cache, self.sink, self.objects, self.clock.now, random.Random(seed),
                                tie_break_by_name=options.tie_break_by_name, explain=options.explain,
                                run_binding=self.binder.submit, storage=self.storage, storage_writer=self.storage,
-                               dra=self.dra, dra_writer=self.dra)
+                               dra=self.dra, dra_writer=self.dra,
+                               extenders=[HTTPExtender(e) for e in config.extenders])
         profiles = build_profiles(config, registry or in_tree_registry(), DEFAULT_MULTIPOINT,
                                   self.sched.new_handle)
         for name, fw in profiles.items():

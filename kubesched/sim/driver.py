@@ -19,6 +19,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.cluster.extender import HTTPExtender
 from kubesched.api.objects import Pod
 from kubesched.cache.cache import Cache
 from kubesched.cluster.dra import InProcessDra
@@ -102,7 +103,8 @@ class Simulation:
         self.sched = Scheduler(self.cache, self.cluster, self.cluster, self.clock.now,
                                random.Random(seed), tie_break_by_name=tie_break == "name",
                                explain=explain, storage=self.storage, storage_writer=self.storage,
-                               dra=self.dra, dra_writer=self.dra)
+                               dra=self.dra, dra_writer=self.dra,
+                               extenders=[HTTPExtender(e) for e in config.extenders])
         self.explain = explain
         profiles = build_profiles(config, in_tree_registry(), DEFAULT_MULTIPOINT, self.sched.new_handle)
         for name, fw in profiles.items():
@@ -229,7 +231,20 @@ class Simulation:
             if att.nominated_node:
                 again = self.cluster.pods.get(pod.uid)
                 if again is not None and not again.node_name:
-                    self._attempt(QueuedPodInfo(pod=again, timestamp=self.clock.now(), attempts=2))
+                    second = self._attempt(QueuedPodInfo(pod=again, timestamp=self.clock.now(), attempts=2))
+                    if second.chosen is None and second.nomination_cleared:
+                        self._keep_nomination(pod.uid, att.nominated_node)
+
+    def _keep_nomination(self, uid: str, node: str) -> None:
+        """The corpus' single-pass harness keeps the pod it retried with
+        ``status.nominatedNodeName`` set as written: a failed second attempt (an extender
+        rejecting the nominated node) leaves that nomination in place for later pods."""
+        pod = self.cluster.pods.get(uid)
+        if pod is None or pod.node_name:
+            return
+        nominated = dataclasses.replace(pod, nominated_node_name=node)
+        self.queue.nominator.add(nominated, node)
+        self.cluster.set_nominated_node(pod, node)
 
     def _run_queue(self) -> None:
         for out in self.outcomes.values():

@@ -172,11 +172,20 @@ def test_not_a_configuration(tmp_path: Path, body: str) -> None:
     assert info.value.file == str(path)
 
 
-def test_extenders_are_not_supported(tmp_path: Path) -> None:
+def test_extenders_are_loaded(tmp_path: Path) -> None:
     path = write(tmp_path, "extenders:\n- urlPrefix: http://127.0.0.1:8888/\n  filterVerb: filter\n")
-    with pytest.raises(ConfigUnsupportedError, match="extenders are not supported") as info:
+    (ext,) = load_config(path).extenders
+    assert (ext.url_prefix, ext.filter_verb, ext.http_timeout) == ("http://127.0.0.1:8888/", "filter", 5.0)
+
+
+def test_extender_error_names_the_field_and_line(tmp_path: Path) -> None:
+    """upstream validateExtenders: a prioritizer needs a positive weight."""
+    path = write(tmp_path, "extenders:\n- urlPrefix: http://127.0.0.1:8888/\n  prioritizeVerb: p\n  weight: -2\n")
+    with pytest.raises(ConfigError) as info:
         load_config(path)
-    assert (info.value.field, info.value.line) == ("extenders", 3)
+    err = info.value.errors[0]
+    assert (err.field, err.line) == ("extenders[0].weight", 6)  # 2 header lines, then extenders:
+    assert err.message == "Invalid value: -2: must have a positive weight applied to it"
 
 
 def test_missing_file(tmp_path: Path) -> None:

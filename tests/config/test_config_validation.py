@@ -4,7 +4,7 @@ The table is ported from TestValidateKubeSchedulerConfigurationV1 in upstream
 ``pkg/scheduler/apis/config/validation/validation_test.go`` (its wantErrs field paths).
 Rows not portable to a loaded file: the two "not-set" leader election rows (defaulting
 fills empty names before validation, see test_config_defaults.py), the extender rows
-(extenders are refused, see test_config_load.py) and "invalid-plugin-args" (a Go type
+(the extender rows are in tests/cluster/test_extender_http.py) and "invalid-plugin-args" (a Go type
 mismatch that cannot be written in YAML).
 """
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubesched.api.objects import Pod, PodDisruptionBudget
+from kubesched.framework.extender import ExtenderError, Victims, run_extender_preemption
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.interface import PostFilterResult
 from kubesched.framework.status import SUCCESS, Code, Status
@@ -170,6 +171,13 @@ class Evaluator:
         return by_name.get(name, candidates[0]), ties
 
     # -- the whole thing -----------------------------------------------------------
+    def _call_extenders(self, extenders: Sequence[Any], pod: Pod, candidates: list[Candidate]) -> list[Candidate]:
+        """Upstream ``callExtenders``: the candidates as a victims map, offered to every
+        preempt extender; what they return is the new candidate list."""
+        victims = {c.name: Victims(tuple(c.victims), c.num_pdb_violations) for c in candidates}
+        result = run_extender_preemption(extenders, pod, victims, self.handle.snapshot.get)
+        return [Candidate(name, v.pods, v.num_pdb_violations) for name, v in result.items()]
+
     def preempt(self, state: CycleState, pod: Pod, filtered: Mapping[str, Status],
                 ) -> tuple[PostFilterResult | None, Status]:
         """``Evaluator.Preempt`` without the API calls. Messages lack the "preemption: "
@@ -198,6 +206,14 @@ class Evaluator:
             state.write(EXPLANATION, PreemptionExplanation((), ()))
             return (PostFilterResult(""),
                     Status(Code.Unschedulable, (fit_error_message(len(all_nodes), statuses),)))
+        extenders = getattr(self.handle, "extenders", ())
+        if extenders:
+            try:
+                candidates = self._call_extenders(extenders, pod, candidates)
+            except ExtenderError as exc:
+                return None, Status(Code.Error, (str(exc),))
+            if not candidates:
+                return None, Status(Code.Unschedulable, ("no candidate node for preemption",))
         best, ties = self.select_candidate(candidates, times)
         state.write(EXPLANATION, PreemptionExplanation(tuple(candidates), tuple(ties)))
         if best is None or not best.name:
