@@ -114,6 +114,20 @@ def deleting(obj: Obj) -> bool:
     return bool(meta(obj).get("deletionTimestamp"))
 
 
+def key_of(obj: Obj) -> tuple[str, str]:
+    """The work-queue key of an object: (namespace, name); namespace "" when cluster-scoped."""
+    m = meta(obj)
+    return str(m.get("namespace") or ""), str(m.get("name"))
+
+
+def owner_key(pod: Obj | None, kind: str) -> tuple[str, str] | None:
+    """The key of ``pod``'s controller when it is of ``kind`` (same namespace), else None."""
+    ref = controller_ref(pod) if pod is not None else None
+    if pod is None or ref is None or ref.get("kind") != kind:
+        return None
+    return str(meta(pod).get("namespace") or ""), str(ref.get("name"))
+
+
 def controller_ref(obj: Obj) -> dict[str, Any] | None:
     for ref in meta(obj).get("ownerReferences") or []:
         if isinstance(ref, dict) and ref.get("controller"):

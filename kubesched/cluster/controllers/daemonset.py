@@ -34,7 +34,7 @@ from typing import Any
 
 from kubesched.cluster.apiserver.errors import ApiError
 from kubesched.cluster.apiserver.registry import Registry
-from kubesched.cluster.controllers.base import Controller, controller_ref, deleting, meta, owner_reference, uid_of
+from kubesched.cluster.controllers.base import Controller, controller_ref, deleting, key_of, meta, owner_key, owner_reference, uid_of
 from kubesched.cluster.controllers.daemonutil import (
     REVISION_LABEL, daemon_pod_template, pin_to_node, should_run,
 )
@@ -85,17 +85,17 @@ class DaemonSetController(Controller[Key]):
     def _on_set(self, old: Obj | None, new: Obj | None) -> None:
         obj = new or old
         assert obj is not None
-        self.queue.add((str(meta(obj).get("namespace") or ""), str(meta(obj).get("name"))))
+        self.queue.add(key_of(obj))
 
     def _on_pod(self, old: Obj | None, new: Obj | None) -> None:
         for pod in (old, new):
-            ref = controller_ref(pod) if pod is not None else None
-            if pod is not None and ref is not None and ref.get("kind") == DS_KIND:
-                self.queue.add((str(meta(pod).get("namespace") or ""), str(ref.get("name"))))
+            key = owner_key(pod, DS_KIND)
+            if key is not None:
+                self.queue.add(key)
 
     def _on_node(self, old: Obj | None, new: Obj | None) -> None:
         for ds in self.sets.objects():
-            self.queue.add((str(meta(ds).get("namespace") or ""), str(meta(ds).get("name"))))
+            self.queue.add(key_of(ds))
 
     # -- sync ---------------------------------------------------------------------------------
     def sync(self, key: Key) -> None:

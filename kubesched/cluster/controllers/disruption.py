@@ -35,7 +35,7 @@ from kubesched.api.objects import PodDisruptionBudget
 from kubesched.cluster.apiserver.errors import ApiError
 from kubesched.cluster.apiserver.registry import Registry
 from kubesched.cluster.controllers.base import (
-    Controller, controller_ref, deleting, meta, parse_time, pod_ready, timestamp,
+    Controller, controller_ref, deleting, key_of, meta, parse_time, pod_ready, timestamp,
 )
 from kubesched.cluster.controllers.events import WARNING, EventRecorder
 from kubesched.cluster.controllers.informer import Informer, Key, Obj
@@ -97,7 +97,7 @@ class DisruptionController(Controller[Key]):
     def _on_pdb(self, old: Obj | None, new: Obj | None) -> None:
         obj = new or old
         assert obj is not None
-        self.queue.add((str(meta(obj).get("namespace") or ""), str(meta(obj).get("name"))))
+        self.queue.add(key_of(obj))
 
     def _on_pod(self, old: Obj | None, new: Obj | None) -> None:
         for pod in (old, new):

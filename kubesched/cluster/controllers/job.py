@@ -33,7 +33,7 @@ from typing import Any
 from kubesched.cluster.apiserver.errors import ApiError
 from kubesched.cluster.apiserver.registry import Registry
 from kubesched.cluster.controllers.base import (
-    Controller, controller_ref, deleting, meta, owner_reference, pod_active, pod_ready, timestamp, uid_of,
+    Controller, controller_ref, deleting, key_of, meta, owner_key, owner_reference, pod_active, pod_ready, timestamp, uid_of,
     update_with_retry,
 )
 from kubesched.cluster.controllers.events import NORMAL, WARNING, EventRecorder
@@ -74,13 +74,12 @@ class JobController(Controller[Key]):
 
     def _on_job(self, old: Obj | None, new: Obj | None) -> None:
         if new is not None:
-            self.queue.add((str(meta(new).get("namespace") or ""), str(meta(new).get("name"))))
+            self.queue.add(key_of(new))
 
     def _on_pod(self, old: Obj | None, new: Obj | None) -> None:
-        pod = new if new is not None else old
-        ref = controller_ref(pod) if pod is not None else None
-        if pod is not None and ref is not None and ref.get("kind") == JOB_KIND:
-            self.queue.add((str(meta(pod).get("namespace") or ""), str(ref.get("name"))))
+        key = owner_key(new if new is not None else old, JOB_KIND)
+        if key is not None:
+            self.queue.add(key)
 
     def _pods_of(self, job: Obj) -> list[Obj]:
         uid = uid_of(job)

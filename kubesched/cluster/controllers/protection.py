@@ -17,7 +17,7 @@ import logging
 
 from kubesched.cluster.apiserver.registry import Registry
 from kubesched.cluster.controllers.base import Controller, deleting, meta, pod_terminal
-from kubesched.cluster.controllers.informer import Informer, Key, Obj
+from kubesched.cluster.controllers.informer import Informer, Obj
 
 log = logging.getLogger(__name__)
 

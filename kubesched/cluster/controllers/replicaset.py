@@ -30,7 +30,7 @@ from kubesched.api.selectors import LabelSelector
 from kubesched.cluster.apiserver.errors import ApiError
 from kubesched.cluster.apiserver.registry import Registry
 from kubesched.cluster.controllers.base import (
-    Controller, condition, controller_ref, deleting, meta, owner_reference, parse_time, pod_active, pod_ready,
+    Controller, condition, controller_ref, deleting, key_of, meta, owner_reference, parse_time, pod_active, pod_ready,
     timestamp, uid_of,
 )
 from kubesched.cluster.controllers.events import NORMAL, WARNING, EventRecorder
@@ -115,7 +115,7 @@ class ReplicaSetController(Controller[Key]):
     def _on_rs(self, old: Obj | None, new: Obj | None) -> None:
         obj = new or old
         assert obj is not None
-        self.queue.add((str(meta(obj).get("namespace") or ""), str(meta(obj).get("name"))))
+        self.queue.add(key_of(obj))
 
     def _on_pod(self, old: Obj | None, new: Obj | None) -> None:
         for pod in (old, new):

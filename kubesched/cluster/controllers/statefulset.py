@@ -34,7 +34,7 @@ from typing import Any
 from kubesched.cluster.apiserver.errors import ApiError
 from kubesched.cluster.apiserver.registry import Registry
 from kubesched.cluster.controllers.base import (
-    Controller, controller_ref, deleting, meta, owner_reference, pod_ready, pod_terminal, uid_of,
+    Controller, controller_ref, deleting, key_of, meta, owner_key, owner_reference, pod_ready, pod_terminal, uid_of,
 )
 from kubesched.cluster.controllers.events import NORMAL, WARNING, EventRecorder
 from kubesched.cluster.controllers.informer import Informer, Key, Obj
@@ -79,13 +79,13 @@ class StatefulSetController(Controller[Key]):
     def _on_set(self, old: Obj | None, new: Obj | None) -> None:
         obj = new or old
         assert obj is not None
-        self.queue.add((str(meta(obj).get("namespace") or ""), str(meta(obj).get("name"))))
+        self.queue.add(key_of(obj))
 
     def _on_pod(self, old: Obj | None, new: Obj | None) -> None:
         for pod in (old, new):
-            ref = controller_ref(pod) if pod is not None else None
-            if pod is not None and ref is not None and ref.get("kind") == STS_KIND:
-                self.queue.add((str(meta(pod).get("namespace") or ""), str(ref.get("name"))))
+            key = owner_key(pod, STS_KIND)
+            if key is not None:
+                self.queue.add(key)
 
     # -- sync ---------------------------------------------------------------------------------
     def sync(self, key: Key) -> None:
