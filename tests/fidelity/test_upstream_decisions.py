@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fidelity_compare import compare_attempt
 
 from kubesched.api.decode import load_manifests
 from kubesched.config import load_config
@@ -26,35 +27,8 @@ HERE = Path(__file__).parent
 CASES = sorted(p.stem for p in (HERE / "cases").glob("*.yaml"))
 
 
-def _verdict(v: Any) -> Any:
-    if v == "ok":
-        return "ok"
-    return (v.get("plugin"), tuple(v.get("reasons") or ()))
-
-
 def _compare(exp: dict[str, Any], got: dict[str, Any]) -> list[str]:
-    diffs = []
-    ef = {n: _verdict(v) for n, v in exp["filter"].items()}
-    gf = {n: _verdict(v) for n, v in got.get("filter", {}).items()}
-    for n in sorted(set(ef) | set(gf)):
-        if ef.get(n) != gf.get(n):
-            diffs.append(f"filter[{n}]: want {ef.get(n)} got {gf.get(n)}")
-    es, gs = exp.get("scores", {}), got.get("scores", {})
-    for n in sorted(set(es) | set(gs)):
-        if es.get(n) != gs.get(n):
-            diffs.append(f"scores[{n}]: want {es.get(n)} got {gs.get(n)}")
-    if exp.get("chosen") != got.get("chosen"):
-        diffs.append(f"chosen: want {exp.get('chosen')} got {got.get('chosen')}")
-    em = exp.get("message")  # verbatim: DynamicResources' PostFilter phrase included
-    gm = got.get("message")
-    if em != gm:
-        diffs.append(f"message: want {em!r} got {gm!r}")
-    if (exp.get("nominatedNode") or None) != (got.get("nominatedNode") or None):
-        diffs.append(f"nominatedNode: want {exp.get('nominatedNode')} got {got.get('nominatedNode')}")
-    if sorted(exp.get("victims") or []) != sorted(got.get("victims") or []):
-        diffs.append(f"victims: want {exp.get('victims')} got {got.get('victims')}")
-    return diffs
-
+    return compare_attempt(exp, got)
 
 def run_case(name: str) -> dict[str, Any]:
     manifest = load_manifests([str(HERE / "cases" / f"{name}.yaml")])

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fidelity_compare import compare_attempt
 
 from kubesched.api.decode import load_manifests
 from kubesched.config import load_config
@@ -26,28 +27,8 @@ HERE = Path(__file__).parent
 CASES = sorted(p.stem for p in (HERE / "cases").glob("*.yaml"))
 
 
-def _verdict(v: Any) -> Any:
-    return "ok" if v == "ok" else (v.get("plugin"), tuple(v.get("reasons") or ()))
-
-
 def _compare(exp: dict[str, Any], got: dict[str, Any]) -> list[str]:
-    diffs = []
-    ef = {n: _verdict(v) for n, v in exp["filter"].items()}
-    gf = {n: _verdict(v) for n, v in got.get("filter", {}).items()}
-    diffs += [f"filter[{n}]: want {ef.get(n)} got {gf.get(n)}" for n in sorted(set(ef) | set(gf))
-              if ef.get(n) != gf.get(n)]
-    es, gs = exp.get("scores", {}), got.get("scores", {})
-    diffs += [f"scores[{n}]: want {es.get(n)} got {gs.get(n)}" for n in sorted(set(es) | set(gs))
-              if es.get(n) != gs.get(n)]
-    for key in ("chosen", "message"):  # messages compared verbatim, DRA's PostFilter phrase included
-        if exp.get(key) != got.get(key):
-            diffs.append(f"{key}: want {exp.get(key)!r} got {got.get(key)!r}")
-    if (exp.get("nominatedNode") or None) != (got.get("nominatedNode") or None):
-        diffs.append(f"nominatedNode: want {exp.get('nominatedNode')} got {got.get('nominatedNode')}")
-    if sorted(exp.get("victims") or []) != sorted(got.get("victims") or []):
-        diffs.append(f"victims: want {exp.get('victims')} got {got.get('victims')}")
-    return diffs
-
+    return compare_attempt(exp, got)
 
 def run_case(name: str) -> tuple[dict[str, Any], Simulation]:
     manifest = load_manifests([str(HERE / "cases" / f"{name}.yaml")])

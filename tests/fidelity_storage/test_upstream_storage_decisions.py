@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fidelity_compare import compare_attempt
 
 from kubesched.api.decode import load_manifests
 from kubesched.config import load_config
@@ -29,24 +30,8 @@ CASES = sorted(p.stem for p in (HERE / "cases").glob("*.yaml"))
 RANDOM_PV_TIE = {"storage-31-0037"}
 
 
-def _verdict(v: Any) -> Any:
-    return "ok" if v == "ok" else (v.get("plugin"), v.get("code"), tuple(v.get("reasons") or ()))
-
-
 def _compare(exp: dict[str, Any], got: dict[str, Any]) -> list[str]:
-    diffs = []
-    for key, norm in (("filter", _verdict), ("scores", lambda v: v)):
-        e = {n: norm(v) for n, v in exp[key].items()}
-        g = {n: norm(v) for n, v in (got.get(key) or {}).items()}
-        diffs += [f"{key}[{n}]: want {e.get(n)} got {g.get(n)}" for n in sorted(set(e) | set(g)) if e.get(n) != g.get(n)]
-    em = exp.get("message")  # verbatim: DynamicResources' PostFilter phrase included
-    for key, want, have in (("chosen", exp.get("chosen"), got.get("chosen")), ("message", em, got.get("message")),
-                            ("nominatedNode", exp.get("nominatedNode") or None, got.get("nominatedNode") or None),
-                            ("victims", sorted(exp.get("victims") or []), sorted(got.get("victims") or []))):
-        if want != have:
-            diffs.append(f"{key}: want {want!r} got {have!r}")
-    return diffs
-
+    return compare_attempt(exp, got, with_code=True)
 
 def run_case(name: str) -> tuple[dict[str, Any], Simulation]:
     manifest = load_manifests([str(HERE / "cases" / f"{name}.yaml")])

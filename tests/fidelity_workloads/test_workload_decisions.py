@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fidelity_compare import compare_attempt
 
 from kubesched.api.decode import load_manifests
 from kubesched.config import load_config
@@ -27,27 +28,8 @@ HERE = Path(__file__).parent
 CASES = sorted(p.stem for p in (HERE / "cases").glob("*.yaml"))
 
 
-def _verdict(v: Any) -> Any:
-    return "ok" if v == "ok" else (v.get("plugin"), tuple(v.get("reasons") or ()))
-
-
 def _compare(exp: dict[str, Any], got: dict[str, Any]) -> list[str]:
-    diffs = []
-    ef = {n: _verdict(v) for n, v in exp["filter"].items()}
-    gf = {n: _verdict(v) for n, v in got.get("filter", {}).items()}
-    diffs += [f"filter[{n}]: want {ef.get(n)} got {gf.get(n)}" for n in sorted(set(ef) | set(gf))
-              if ef.get(n) != gf.get(n)]
-    es, gs = exp.get("scores", {}), got.get("scores", {})
-    diffs += [f"scores[{n}]: want {es.get(n)} got {gs.get(n)}" for n in sorted(set(es) | set(gs))
-              if es.get(n) != gs.get(n)]
-    em = exp.get("message")  # verbatim: DynamicResources' PostFilter phrase included
-    for key, want, have in (("chosen", exp.get("chosen"), got.get("chosen")), ("message", em, got.get("message")),
-                            ("nominatedNode", exp.get("nominatedNode") or None, got.get("nominatedNode") or None),
-                            ("victims", sorted(exp.get("victims") or []), sorted(got.get("victims") or []))):
-        if want != have:
-            diffs.append(f"{key}: want {want!r} got {have!r}")
-    return diffs
-
+    return compare_attempt(exp, got)
 
 def run_case(name: str) -> Simulation:
     config = "config-list.yaml" if name.endswith("-cfglist") else "config.yaml"
