@@ -46,9 +46,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_serve(data: Path, port: int, nodes: int, timeout: float) -> subprocess.Popen[str]:
+def start_serve(data: Path, port: int, nodes: int, timeout: float, extra: list[str]) -> subprocess.Popen[str]:
     cmd = [sys.executable, "-m", "kubesched.cli.main", "serve", "--data-dir", str(data),
-           "--port", str(port), "--nodes", str(nodes)]
+           "--port", str(port), "--nodes", str(nodes), *extra]
     data.parent.mkdir(parents=True, exist_ok=True)
     log = open(data.parent / "serve-stderr.log", "a")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True,
@@ -70,7 +70,7 @@ def start_serve(data: Path, port: int, nodes: int, timeout: float) -> subprocess
             if proc.poll() is not None:
                 raise SystemExit(f"serve exited with {proc.returncode}; see {data.parent / 'serve-stderr.log'}")
             continue
-        if line.startswith("export KUBECONFIG="):
+        if line.startswith("kubesched scheduler running"):  # printed once its caches are synced
             return proc
     proc.kill()
     raise SystemExit("serve did not start in time")
@@ -138,13 +138,16 @@ def main() -> int:
     ap.add_argument("--pods", type=int, default=5000)
     ap.add_argument("--clients", type=int, default=16)
     ap.add_argument("--data-dir", help="data directory (default: a fresh temporary one)")
+    ap.add_argument("--scheduler-process", action="store_true",
+                    help="run serve's scheduler as a child process (serve --scheduler-process)")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for all binds")
     args = ap.parse_args()
     base = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="serve-bench-"))
     data = base / "data"
     port = free_port()
+    extra = ["--scheduler-process"] if args.scheduler_process else []
     t0 = time.monotonic()
-    proc = start_serve(data, port, args.nodes, timeout=300)
+    proc = start_serve(data, port, args.nodes, timeout=300, extra=extra)
     wait_nodes_ready(port, args.nodes, timeout=300)
     setup_s = time.monotonic() - t0
 
@@ -185,7 +188,7 @@ def main() -> int:
     os.kill(proc.pid, signal.SIGKILL)  # right after the last bind: no clean shutdown
     proc.wait()
 
-    proc = start_serve(data, port, args.nodes, timeout=300)
+    proc = start_serve(data, port, args.nodes, timeout=300, extra=extra)
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         _, after = request(conn, "GET", f"/api/v1/namespaces/{NS}/pods")

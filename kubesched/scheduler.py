@@ -90,8 +90,6 @@ class Attempt:
 
     time: float = 0.0
     filter: dict[str, Any] = field(default_factory=dict)
-    scores: dict[str, dict[str, int]] = field(default_factory=dict)
-    totals: dict[str, int] = field(default_factory=dict)
     best: list[str] = field(default_factory=list)
     chosen: str | None = None
     message: str | None = None
@@ -102,6 +100,39 @@ class Attempt:
     nomination_cleared: bool = False
     unschedulable_plugins: set[str] = field(default_factory=set)
     extender_seconds: dict[str, float] = field(default_factory=dict)
+    # scores as the cycle computed them (node names, weighted score per plugin, totals),
+    # turned into the dicts below only when someone reads them: building a dict per node
+    # for every pod would cost the cycle more than scoring does at 1,000s of nodes
+    _columns: tuple[list[str], dict[str, np.ndarray], np.ndarray] | None = field(default=None, repr=False)
+    _scores: dict[str, dict[str, int]] = field(default_factory=dict, repr=False)
+    _totals: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def record_scores(self, names: list[str], per_plugin: dict[str, np.ndarray], totals: np.ndarray) -> None:
+        """Keep the cycle's score columns (arrays the cycle no longer changes)."""
+        self._columns = (names, per_plugin, totals)
+        self._scores, self._totals = {}, {}
+
+    def _materialize(self) -> None:
+        if self._columns is None:
+            return
+        names, per_plugin, totals = self._columns
+        self._columns = None
+        columns = {p: v.tolist() for p, v in per_plugin.items()}
+        for j, (name, total) in enumerate(zip(names, totals.tolist())):
+            self._scores[name] = {p: col[j] for p, col in columns.items()}
+            self._totals[name] = total
+
+    @property
+    def scores(self) -> dict[str, dict[str, int]]:
+        """Node -> plugin -> weighted score."""
+        self._materialize()
+        return self._scores
+
+    @property
+    def totals(self) -> dict[str, int]:
+        """Node -> total score."""
+        self._materialize()
+        return self._totals
 
     def to_json(self) -> dict[str, Any]:
         return {"time": self.time, "filter": self.filter, "scores": self.scores,
@@ -454,9 +485,7 @@ class Scheduler:
                     totals += col
         best_rows = rows[totals == totals.max()]
         if self.explain:
-            for j, name in enumerate(names):
-                att.scores[name] = {p: int(v[j]) for p, v in per_plugin.items()}
-                att.totals[name] = int(totals[j])
+            att.record_scores(names, per_plugin, totals)
             att.best = sorted(table.names[i] for i in best_rows.tolist())
         return self.select_host(best_rows)
 

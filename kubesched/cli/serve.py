@@ -69,6 +69,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="KubeSchedulerConfiguration of the scheduler inside (default: upstream's defaults)")
     p.add_argument("--no-scheduler", action="store_true",
                    help="run without the scheduler (pods stay Pending unless another scheduler binds them)")
+    p.add_argument("--scheduler-process", action="store_true",
+                   help="run the scheduler as a child process against the server's URL (its own interpreter: "
+                        "faster with more than one core; its metrics are not on the server's /metrics)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -84,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     for flag in ("max_requests_inflight", "max_mutating_requests_inflight", "max_watches"):
         if getattr(args, flag) <= 0:
             raise KubeschedError(f"--{flag.replace('_', '-')} must be positive")
-    config = None if args.no_scheduler else _load_config(args)
+    config = None if args.no_scheduler else load_scheduler_config(args.config)
     node_pools = serve_cluster.pools(args)
     data_dir = Path(args.data_dir).resolve()
     opts = ServeOptions(data_dir=data_dir, host=args.host, port=args.port, tls=args.tls,
@@ -104,9 +107,13 @@ def run(args: argparse.Namespace) -> int:
         raise KubeschedError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     serve_cluster.create_nodes(server.registry, node_pools)
     server.components.extend(serve_cluster.components(args))
-    if config is not None:
+    if config is not None and args.scheduler_process:
+        from kubesched.cli.serve_process import SchedulerProcess
+
+        server.components.append(SchedulerProcess(server.kubeconfig, args.config, args.verbose))
+    elif config is not None:
         try:
-            server.components.append(_scheduler(args, config, server.kubeconfig))
+            server.components.append(build_scheduler(args.config, config, server.kubeconfig))
         except KubeschedError:
             server.store.close()
             server.sock.close()
@@ -149,14 +156,14 @@ def _raise_open_files(connections: int) -> None:
 SERVE_QPS, SERVE_BURST = 5000.0, 5000
 
 
-def _load_config(args: argparse.Namespace) -> "SchedulerConfig":
+def load_scheduler_config(path: str | None) -> "SchedulerConfig":
     from kubesched.config import load_config
     from kubesched.plugins.registry import in_tree_registry
 
-    return load_config(args.config, in_tree_registry())
+    return load_config(path, in_tree_registry())
 
 
-def _scheduler(args: argparse.Namespace, config: "SchedulerConfig", kubeconfig: Path) -> "SchedulerComponent":
+def build_scheduler(config_path: str | None, config: "SchedulerConfig", kubeconfig: Path) -> "SchedulerComponent":
     """The scheduler inside: a LiveScheduler that talks to this server over HTTP through
     the kubeconfig it wrote, with the same client code as against a real cluster."""
     from kubesched.cluster.kube import KubeClient
@@ -167,12 +174,12 @@ def _scheduler(args: argparse.Namespace, config: "SchedulerConfig", kubeconfig: 
     # throttles the scheduler it runs beside its own API server (5,000 qps and burst), not
     # at kube-scheduler's 50 qps default, which would cap binds at ~50 pods/s. A config
     # file's clientConnection is used as written.
-    qps, burst = (cc.qps, cc.burst) if args.config else (SERVE_QPS, SERVE_BURST)
+    qps, burst = (cc.qps, cc.burst) if config_path else (SERVE_QPS, SERVE_BURST)
     client = KubeClient.connect(str(kubeconfig), qps=qps, burst=burst)
     try:
         live = LiveScheduler(config, client)
     except KubeschedError as exc:  # a profile that cannot be built: name the file it came from
-        raise KubeschedError(f"{args.config}: {exc}" if args.config else str(exc)) from exc
+        raise KubeschedError(f"{config_path}: {exc}" if config_path else str(exc)) from exc
 
     def ready(s: LiveScheduler) -> None:
         print(f"kubesched scheduler running (profiles: {', '.join(s.profiles)}; "
