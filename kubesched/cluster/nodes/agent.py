@@ -116,7 +116,8 @@ class NodeAgent(Controller[AgentKey]):
         self._deleting_seen: dict[tuple[str, str, str], float] = {}
         self._started: dict[tuple[str, str, str], float] = {}  # when this agent started the pod
         self._ips: dict[str, dict[str, tuple[str, str]]] = {}  # node -> ip -> (ns, name)
-        self._cidrs: set[int] = set()
+        self._cidrs: set[int] = set()  # CIDR indexes this agent handed out
+        self._node_cidrs: dict[str, int] = {}  # node -> the index of its podCIDR (kept by _on_node)
         recorders: dict[str, EventRecorder] = {}
         self.failures = FailureDriver(lambda node: recorders.setdefault(
             node, EventRecorder(registry, "kubelet", clock=self.clock, host=node)))
@@ -127,7 +128,14 @@ class NodeAgent(Controller[AgentKey]):
     def _on_node(self, old: Obj | None, new: Obj | None) -> None:
         obj = new or old
         assert obj is not None
-        self.queue.add(("node", "", str(meta(obj).get("name"))))
+        name = str(meta(obj).get("name"))
+        index = None if new is None else PS.cidr_index((new.get("spec") or {}).get("podCIDR"))
+        with self._lock:  # the CIDRs in use, kept here so that assigning one is not O(nodes)
+            if index is None:
+                self._node_cidrs.pop(name, None)
+            else:
+                self._node_cidrs[name] = index
+        self.queue.add(("node", "", name))
 
     def _on_pod(self, old: Obj | None, new: Obj | None) -> None:
         if new is None:
@@ -192,11 +200,7 @@ class NodeAgent(Controller[AgentKey]):
 
     def _assign_cidr(self, key: AgentKey, node: Obj) -> None:
         with self._lock:
-            used = set(self._cidrs)
-            for n in self.nodes.objects():
-                i = PS.cidr_index((n.get("spec") or {}).get("podCIDR"))
-                if i is not None:
-                    used.add(i)
+            used = self._cidrs | set(self._node_cidrs.values())
             index = next(i for i in range(len(used) + 1) if i not in used)
             self._cidrs.add(index)
         cidr = PS.pod_cidr(index)
