@@ -43,6 +43,10 @@ def add_parser(sub: Any) -> None:
                            "annotated bench.kubesched.io/phase: init scheduled unmeasured; the other pending "
                            "pods measured in file order")
     what.add_argument("--suite", action="store_true", help="run the whole matrix, one process per case")
+    what.add_argument("--serve", action="store_true",
+                      help="end to end through a real `kubesched serve` (default 1000 nodes, 5000 pods POSTed by "
+                           "16 clients): pods/s from the first create to the last bind seen by a watch, then "
+                           "SIGKILL, restart and check every acknowledged pod")
     p.add_argument("--nodes", type=int, metavar="N", help="nodes (default: the workload's suite size)")
     p.add_argument("--init-pods", type=int, metavar="K", help="pods scheduled before measuring")
     p.add_argument("--pods", type=int, metavar="M", help="measured pods")
@@ -56,6 +60,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--write-scenario", metavar="FILE",
                    help="with --workload mixed: write the generated manifest to FILE (for --scenario) "
                         "instead of running it")
+    p.add_argument("--clients", type=int, default=16, metavar="C", help="--serve: concurrent clients (default 16)")
+    p.add_argument("--serve-in-process", action="store_true",
+                   help="--serve: the scheduler inside serve's process (default: serve --scheduler-process)")
     p.add_argument("-o", "--output", choices=("table", "json"), default="table")
 
 
@@ -200,6 +207,8 @@ def _suite(args: argparse.Namespace, show: bool) -> list[dict[str, Any]]:
 
 def run(args: argparse.Namespace) -> int:
     show = args.output == "table" and sys.stdout.isatty()
+    if args.serve:
+        return _run_serve(args)
     if args.suite:
         if (args.nodes, args.init_pods, args.pods) != (None, None, None):
             raise KubeschedError("bench: --nodes, --init-pods and --pods go with --workload; "
@@ -249,3 +258,28 @@ def _run_one(args: argparse.Namespace, case: Case, show: bool) -> int:
             row["init_pods"] = None  # the file's count, not reported in the result
         _print_table([row])
     return 0
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    """``--serve``: the end-to-end benchmark (:mod:`kubesched.cli.servebench`)."""
+    from kubesched.cli.servebench import run_serve_bench
+
+    if args.init_pods is not None or args.scale != 1.0:
+        raise KubeschedError("bench --serve: --init-pods and --scale go with --workload")
+    res = run_serve_bench(1000 if args.nodes is None else args.nodes, 5000 if args.pods is None else args.pods,
+                          args.clients, in_process=args.serve_in_process)
+    if args.output == "json":
+        json.dump(res, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        t = Table(title="kubesched serve, end to end")
+        for col in ("nodes", "pods", "clients", "scheduler", "creates/s", "pods/s", "seconds", "lost", "moved"):
+            t.add_column(col, justify="left" if col == "scheduler" else "right")
+        t.add_row(str(res["nodes"]), str(res["pods"]), str(res["clients"]), res["scheduler"],
+                  _fmt(res["creates_per_second"]), _fmt(res["pods_per_second"]),
+                  _fmt(res["first_create_to_last_bind_seconds"], 2), str(res["after_sigkill_missing"]),
+                  str(res["after_sigkill_moved_or_unbound"]))
+        Console().print(t)
+        for err in res["first_create_errors"]:
+            print(f"create error: {err}", file=sys.stderr)
+    return 0 if res["ok"] else 1
