@@ -107,17 +107,20 @@ def run(args: argparse.Namespace) -> int:
         raise KubeschedError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     serve_cluster.create_nodes(server.registry, node_pools)
     server.components.extend(serve_cluster.components(args))
-    if config is not None and args.scheduler_process:
-        from kubesched.cli.serve_process import SchedulerProcess
-
-        server.components.append(SchedulerProcess(server.kubeconfig, args.config, args.verbose))
-    elif config is not None:
-        try:
-            server.components.append(build_scheduler(args.config, config, server.kubeconfig))
+    if config is not None:
+        try:  # built here in both cases, so that a profile that cannot be built is an error now
+            component = build_scheduler(args.config, config, server.kubeconfig)
         except KubeschedError:
             server.store.close()
             server.sock.close()
             raise
+        if args.scheduler_process:
+            from kubesched.cli.serve_process import SchedulerProcess
+
+            component.live.client.close()  # the child builds its own
+            server.components.append(SchedulerProcess(server.kubeconfig, args.config, args.verbose))
+        else:
+            server.components.append(component)
     if args.token_file and not args.tls:
         print(f"kubesched: --token-file implies --tls: serving HTTPS with the CA in {data_dir / 'pki'}",
               flush=True)
