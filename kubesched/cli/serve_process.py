@@ -57,6 +57,17 @@ class SchedulerProcess:
     def start(self, server: Any) -> None:
         # stdout and stderr are the server's: the child prints its own "running" line
         self._proc = subprocess.Popen(self.command(), stdin=subprocess.PIPE)
+        stopping = getattr(getattr(server, "state", None), "stopping", None)
+        if stopping is not None:  # as the in-process scheduler: stop as soon as the server begins to
+            threading.Thread(target=self._stop_with, args=(stopping,), name="scheduler-process-stop",
+                             daemon=True).start()  # (its bindings in flight still get answers)
+
+    def _stop_with(self, stopping: threading.Event) -> None:
+        proc = self._proc
+        while proc is not None and proc.poll() is None:
+            if stopping.wait(0.5):
+                proc.send_signal(signal.SIGTERM)
+                return
 
     def stop(self) -> None:
         proc = self._proc
