@@ -91,6 +91,7 @@ class SchedulerComponent:
             started = self._started
             if started:
                 old.stop()
+            new.loop.attempts.update(old.loop.attempts)  # explanations survive the restart
             self.live = new
             if started:
                 new.start()

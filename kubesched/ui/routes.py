@@ -100,6 +100,9 @@ def routes(ctx: UiContext, fallback: Handler | None = None) -> list[BaseRoute]:
             return _error(f"no static file {name}", 404)
         return _static_file(name)
 
+    async def changes(request: Request) -> Response:
+        return await _changes(ctx, request)
+
     def page(request: Request) -> Page:
         return Page.parse(request.query_params)
 
@@ -120,7 +123,7 @@ def routes(ctx: UiContext, fallback: Handler | None = None) -> list[BaseRoute]:
               _guarded(lambda r: v.pod(r.path_params["namespace"], r.path_params["name"]))),
         Route("/ui/api/queue", _guarded(lambda r: v.queue())),
         Route("/ui/api/events", _guarded(lambda r: _events(ctx, r))),
-        Route("/ui/watch/changes", lambda r: _changes(ctx, r)),
+        Route("/ui/watch/changes", changes),
     ]
     if ctx.writable:
         out += _write_routes(ctx)

@@ -55,7 +55,7 @@ export function startCharts(root) {
         if (c.value) value = c.value(samples);
         else if (c.rate) {
           const cur = c.rate(samples);
-          if (prev) value = Math.max(0, (cur - prev.vals[c.id]) / ((now - prev.t) / 1000));
+          if (prev && prev.vals[c.id] !== undefined && now > prev.t) value = Math.max(0, (cur - prev.vals[c.id]) / ((now - prev.t) / 1000));
           (prev ||= {t: now, vals: {}}).vals[c.id] = cur;
         } else if (c.ratio) {
           const [a, b] = c.ratio(samples);

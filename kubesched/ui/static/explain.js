@@ -61,7 +61,7 @@ export function renderExplain(doc) {
     testid: "filter-table", height: `${Math.min(rows.length + 1, 14) * 28 + 4}px`, source: localSource(rows),
     rowClass: (r) => (r.node === chosen ? "chosen" : ""),
     columns: [
-      {title: "node", width: "220px", cell: (r) => r.node + (r.node === chosen ? "  ★" : "")},
+      {title: "node", width: "220px", cell: (r) => r.node + (r.node === chosen ? " ★" : "")},
       {title: "verdict", width: "300px", cell: (r) => h("span", {class: r.cls}, r.text)},
       {title: "reasons", width: "1fr", cell: (r) => r.reasons},
     ],
@@ -79,7 +79,7 @@ export function renderExplain(doc) {
       testid: "score-table", height: `${Math.min(srows.length + 1, 14) * 28 + 4}px`, source: localSource(srows),
       rowClass: (r) => (r.node === chosen ? "chosen" : ""),
       columns: [
-        {title: "node", width: "220px", cell: (r) => r.node + (r.node === chosen ? "  ★" : "")},
+        {title: "node", width: "220px", cell: (r) => r.node + (r.node === chosen ? " ★" : "")},
         ...plugins.map((p) => ({title: p, width: "minmax(90px, 1fr)", cls: "num", cell: (r) => scoreCell(r.scores[p])})),
         {title: "total", width: "90px", cls: "num", cell: (r) => h("b", {}, r.total ?? "")},
       ],
