@@ -81,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not -1 <= args.port <= 65535:
         raise KubeschedError(f"--port: {args.port} is not a port")
+    if args.ui and args.port < 0:
+        raise KubeschedError("--ui needs --port (it is served on the endpoints' port)")
     registry = in_tree_registry()
     config = load_config(args.config, registry)
     cc = config.client_connection
@@ -109,8 +111,6 @@ def run(args: argparse.Namespace) -> int:
                               lease_client=lease_client, on_event=on_event)
         except KubeschedError as exc:  # a profile that cannot be built: name the file
             raise KubeschedError(f"{args.config}: {exc}") from exc
-        if args.ui and args.port < 0:
-            raise KubeschedError("--ui needs --port (it is served on the endpoints' port)")
         if args.port >= 0:
             hooks = replica.hooks(_explain_text)
             if args.ui:
