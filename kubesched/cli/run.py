@@ -72,6 +72,14 @@ def _explain_text(live: "LiveScheduler", namespace: str, name: str) -> str | Non
     return buf.getvalue()
 
 
+def _read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError:  # load_config read it a moment ago; shown as the defaults' header then
+        return ""
+
+
 def run(args: argparse.Namespace) -> int:
     from kubesched.cluster.kube import KubeClient
     from kubesched.config import load_config
@@ -115,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
             hooks = replica.hooks(_explain_text)
             if args.ui:
                 from kubesched.ui import run_routes
-                hooks.extra_routes = run_routes(lambda: replica.live)
+                hooks.extra_routes = run_routes(lambda: replica.live, _read_text(args.config))
             try:
                 endpoints = EndpointServer(hooks, args.bind_address, args.port)
             except OSError as exc:

@@ -55,10 +55,11 @@ class ServeUi:
                stopping: threading.Event) -> None:
         self._component = component
         self.ctx.registry = registry
-        self.ctx.config = ConfigHolder(component, self._config_text)
+        self.ctx.config = ConfigHolder(self._live, self._config_text,
+                                       component.restart if component is not None else None)
         self.ctx.stopping = stopping
 
 
-def run_routes(live: "Callable[[], LiveScheduler | None]") -> list[BaseRoute]:
+def run_routes(live: "Callable[[], LiveScheduler | None]", config_text: str = "") -> list[BaseRoute]:
     """The read-only UI of ``run --ui`` over the replica's current scheduler."""
-    return routes(UiContext(Views(live)))
+    return routes(UiContext(Views(live), config=ConfigHolder(live, config_text)))

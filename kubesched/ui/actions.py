@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -29,7 +30,7 @@ from kubesched.api.errors import KubeschedError
 from kubesched.cluster.apiserver.registry import Registry
 from kubesched.cluster.apiserver.resources import Resource
 from kubesched.config import ConfigError, SchedulerConfig, load_config
-from kubesched.live.component import SchedulerComponent
+from kubesched.live.scheduler import LiveScheduler
 from kubesched.plugins.registry import in_tree_registry
 
 CONFIG_HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
@@ -150,28 +151,44 @@ async def delete(app: ASGIApp, registry: Registry, api_version: str, kind: str, 
 
 
 class ConfigHolder:
-    """The configuration of the scheduler inside ``serve`` as text, and its replacement."""
+    """The configuration of the running scheduler: its text, its profiles as built (the
+    plugins of each extension point, the score weights) and, in ``serve``, its replacement
+    (``restart``: :meth:`SchedulerComponent.restart`; None: read-only)."""
 
-    def __init__(self, component: SchedulerComponent | None, text: str) -> None:
-        self.component = component
+    def __init__(self, live: Callable[[], LiveScheduler | None], text: str,
+                 restart: Callable[[SchedulerConfig], None] | None = None) -> None:
+        self.live = live
         self.text = text or CONFIG_HEAD
+        self.restart = restart
 
     def current(self) -> dict[str, Any]:
-        profiles = self.component.live.profiles if self.component is not None else []
-        return {"yaml": self.text, "profiles": profiles, "readOnly": self.component is None}
+        live = self.live()
+        return {"yaml": self.text, "profiles": live.profiles if live is not None else [],
+                "effective": effective(live) if live is not None else {},
+                "readOnly": self.restart is None or live is None}
 
     def replace(self, text: str) -> SchedulerConfig:
         """Validate ``text`` as ``--config`` would be; restart the scheduler with it. Raises
         ActionError with the validation errors (the running scheduler untouched)."""
-        if self.component is None:
+        if self.restart is None or self.live() is None:
             raise ActionError("no scheduler runs inside this server: there is no configuration to change")
         config = load_text(text)
         try:
-            self.component.restart(config)
+            self.restart(config)
         except KubeschedError as exc:  # a profile that cannot be built
             raise ActionError(f"the configuration cannot be used: {exc}") from None
         self.text = text
         return config
+
+
+def effective(live: LiveScheduler) -> dict[str, Any]:
+    """Per profile: the plugins of each extension point, in order, and the score weights."""
+    out: dict[str, Any] = {}
+    for name, fw in live.sched.profiles.items():
+        points = {point: [pl.name for pl in plugins] for point, plugins in fw.points.items() if plugins}
+        out[name] = {"plugins": points, "scoreWeights": {pl.name: fw.weights.get(pl.name, 0)
+                                                         for pl in fw.points.get("score", ())}}
+    return out
 
 
 def load_text(text: str) -> SchedulerConfig:

@@ -13,13 +13,15 @@
     Server-Sent Events: a ``change`` event whenever the store's revision or the queue moved,
     at most every :data:`TICK` seconds, so the page refreshes what it shows without reloads.
     The path holds ``/watch/`` so the API server counts it as a long-running request.
-``/ui/api/apply`` (POST YAML), ``/ui/api/delete`` (POST JSON), ``/ui/api/config`` (GET, PUT)
+``/ui/api/config``
+    the running configuration: its text, and its profiles as built.
+``/ui/api/apply`` (POST YAML), ``/ui/api/delete`` (POST JSON), ``/ui/api/config`` (PUT)
     writes (:mod:`.actions`); absent in read-only mode.
 ``/debug/explain/<ns>/<pod>``
     in ``serve``: the last attempt of a pod as ``run`` serves it (the UI's pod page reads it).
 
-Errors are JSON ``{"error": message}`` with 400 (bad query or input), 404 or 503 (no
-scheduler), never a traceback.
+Errors are JSON ``{"error": message}`` with 400 (bad query or input), 404, 503 (no
+scheduler) or 500 (a bug of ours, logged), never a traceback.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from starlette.routing import BaseRoute, Route
 
 from kubesched.cluster.apiserver.registry import Registry
 from kubesched.ui import actions
-from kubesched.ui.views import BadRequest, Page, Views
+from kubesched.ui.views import BadRequest, NoScheduler, Page, Views
 
 log = logging.getLogger(__name__)
 
@@ -78,8 +80,11 @@ def _guarded(fn: Callable[[Request], Any]) -> Handler:
             out = await run_in_threadpool(fn, request)
         except BadRequest as exc:
             return _error(str(exc), 400)
-        except LookupError as exc:
-            return _error(str(exc.args[0]) if exc.args else "not found", 503)
+        except NoScheduler as exc:
+            return _error(str(exc), 503)
+        except Exception:  # noqa: BLE001 - a bug of ours: logged, answered as JSON, the server goes on
+            log.exception("web UI: %s", request.url.path)
+            return _error(f"{request.url.path}: internal error (see the server's log)", 500)
         if out is None:
             return _error(f"{request.url.path}: not found", 404)
         return out if isinstance(out, Response) else JSONResponse(out)
@@ -123,6 +128,7 @@ def routes(ctx: UiContext, fallback: Handler | None = None) -> list[BaseRoute]:
               _guarded(lambda r: v.pod(r.path_params["namespace"], r.path_params["name"]))),
         Route("/ui/api/queue", _guarded(lambda r: v.queue())),
         Route("/ui/api/events", _guarded(lambda r: _events(ctx, r))),
+        Route("/ui/api/config", _guarded(lambda r: ctx.config.current() if ctx.config else None)),
         Route("/ui/watch/changes", changes),
     ]
     if ctx.writable:
@@ -200,9 +206,7 @@ def _write_routes(ctx: UiContext) -> list[BaseRoute]:
     async def config(request: Request) -> Response:
         holder = ctx.config
         if holder is None:
-            return _error("no scheduler runs inside this server", 503)
-        if request.method == "GET":
-            return JSONResponse(holder.current())
+            return _error("the server is starting", 503)
         text = (await request.body()).decode("utf-8", "replace")
         try:
             await run_in_threadpool(holder.replace, text)
@@ -212,7 +216,7 @@ def _write_routes(ctx: UiContext) -> list[BaseRoute]:
 
     return [Route("/ui/api/apply", apply, methods=["POST"]),
             Route("/ui/api/delete", delete, methods=["POST"]),
-            Route("/ui/api/config", config, methods=["GET", "PUT"])]
+            Route("/ui/api/config", config, methods=["PUT"])]
 
 
 def _fingerprint(ctx: UiContext) -> str:

@@ -29,6 +29,10 @@ class BadRequest(ValueError):
     """A query parameter the UI's endpoints cannot use (the message names it)."""
 
 
+class NoScheduler(Exception):
+    """Raised by the views when no scheduler runs (``serve --no-scheduler``): nothing to show."""
+
+
 @dataclass(frozen=True, slots=True)
 class Page:
     offset: int
@@ -102,7 +106,7 @@ class Views:
     def live(self) -> LiveScheduler:
         live = self._live()
         if live is None:
-            raise LookupError("no scheduler is running (serve --no-scheduler): nothing to show")
+            raise NoScheduler("no scheduler is running (serve --no-scheduler): nothing to show")
         return live
 
     # -- nodes -------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ profiles:
 
 
 def get(url: str, method: str = "GET", accept: str = "application/json") -> tuple[int, str]:
-    req = urllib.request.Request(url, method=method, headers={"Accept": accept}, data=b"x" if method == "POST" else None)
+    req = urllib.request.Request(url, method=method, headers={"Accept": accept}, data=b"x" if method in ("POST", "PUT") else None)
     try:
         with urllib.request.urlopen(req, timeout=10) as resp:
             return resp.status, resp.read().decode()
@@ -54,7 +54,15 @@ def test_run_ui_is_read_only_and_shows_the_cluster(tmp_path: Path) -> None:
             assert [n["name"] for n in nodes["items"]] == ["node-01", "node-02"]
             # no writes: the routes do not exist in run
             assert get(url + "ui/api/apply", method="POST")[0] == 404
-            assert get(url + "ui/api/config")[0] == 404
+            code, cfg = get(url + "ui/api/config")
+            assert code == 200
+            cfg = json.loads(cfg)
+            assert cfg["readOnly"] is True and cfg["yaml"] == CONFIG and cfg["profiles"] == ["kubesched"]
+            # upstream's default score plugins and weights (pkg/scheduler/apis/config/v1/default_plugins.go)
+            assert cfg["effective"]["kubesched"]["scoreWeights"] == {
+                "TaintToleration": 3, "NodeAffinity": 2, "PodTopologySpread": 2, "InterPodAffinity": 2,
+                "NodeResourcesFit": 1, "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
+            assert get(url + "ui/api/config", method="PUT")[0] == 405
             assert get(url + "ui/api/events")[0] == 200
         finally:
             proc.terminate()

@@ -226,16 +226,24 @@ async function configPage() {
     const r = await api("/ui/api/config", {method: "PUT", body: text.value, allowError: true});
     if (r._status === 200) {
       profiles.textContent = r.profiles.join(", ");
+      showEffective(r.effective);
       msg.replaceChildren(h("span", {class: "result-ok"}, `scheduler restarted with profiles ${r.profiles.join(", ")}`));
     } else {
       msg.replaceChildren(h("div", {class: "result-bad"}, r.error, "\nthe running configuration was kept."));
     }
   };
+  const effective = h("div", {"data-testid": "effective"});
+  const showEffective = (eff) => effective.replaceChildren(...Object.entries(eff || {}).map(([name, p]) =>
+    h("details", {class: "box"}, h("summary", {}, `profile ${name}: plugins as built`),
+      h("table", {class: "plain"}, Object.entries(p.plugins || {}).map(([point, names]) => h("tr", {},
+        h("td", {}, point), h("td", {}, names.map((n) => h("span", {class: "tag"},
+          point === "score" && p.scoreWeights ? `${n} ×${p.scoreWeights[n]}` : n)))))))));
+  showEffective(cfg.effective);
   const ro = cfg.readOnly || mode.readOnly || cfg._status !== 200;
   main.replaceChildren(h("h1", {}, "KubeSchedulerConfiguration"),
     h("p", {}, "profiles: ", profiles),
     cfg._status !== 200 ? h("p", {class: "bad"}, cfg.error) : "",
-    text, ro ? h("p", {class: "muted"}, "read-only") : h("p", {}, h("button", {"data-testid": "apply-config", onclick: apply}, "Apply and restart the scheduler")), msg);
+    effective, text, ro ? h("p", {class: "muted"}, "read-only") : h("p", {}, h("button", {"data-testid": "apply-config", onclick: apply}, "Apply and restart the scheduler")), msg);
   if (ro) text.readOnly = true;
 }
 
