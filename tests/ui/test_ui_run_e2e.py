@@ -58,10 +58,12 @@ def test_run_ui_is_read_only_and_shows_the_cluster(tmp_path: Path) -> None:
             assert code == 200
             cfg = json.loads(cfg)
             assert cfg["readOnly"] is True and cfg["yaml"] == CONFIG and cfg["profiles"] == ["kubesched"]
-            # upstream's default score plugins and weights (pkg/scheduler/apis/config/v1/default_plugins.go)
+            # upstream's default score plugins and weights (pkg/scheduler/apis/config/v1/default_plugins.go;
+            # VolumeBinding is listed there without a weight, so it gets the default, 1)
             assert cfg["effective"]["kubesched"]["scoreWeights"] == {
                 "TaintToleration": 3, "NodeAffinity": 2, "PodTopologySpread": 2, "InterPodAffinity": 2,
-                "NodeResourcesFit": 1, "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
+                "NodeResourcesFit": 1, "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1,
+                "VolumeBinding": 1}
             assert get(url + "ui/api/config", method="PUT")[0] == 405
             assert get(url + "ui/api/events")[0] == 200
         finally:
