@@ -43,6 +43,11 @@ class Objects:
 
 @pytest.fixture(scope="module")
 def big() -> Views:
+    return build_views()
+
+
+def build_views() -> Views:
+    """Views over 5,000 nodes, 19,000 bound pods and 1,000 pending ones in the queue."""
     nodes = [make_node().name(f"node-{i:05d}").label("zone", f"zone-{i % 3}")
              .allocatable(cpu="4", memory="8Gi", pods="110").obj() for i in range(1, NODES + 1)]
     # pod j on node (j % 5000) + 1: nodes 1..4000 get four pods, 4001..5000 three
