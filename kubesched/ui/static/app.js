@@ -69,13 +69,11 @@ function nodesPage() {
     ],
   });
   const count = h("span", {class: "muted", "data-testid": "count"});
-  const orig = table.refresh;
   refreshers.push(() => table.refresh());
   main.replaceChildren(h("h1", {}, "Cluster"),
     h("div", {class: "toolbar"}, search("filter nodes by name or label", (v) => { q = v; table.reset(); }), count), table);
   new MutationObserver(() => { count.textContent = `${table.dataset.total || 0} node(s)`; })
     .observe(table, {attributes: true, attributeFilter: ["data-total"]});
-  return orig;
 }
 
 async function nodePage(name) {
