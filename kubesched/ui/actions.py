@@ -96,7 +96,8 @@ async def _call(app: ASGIApp, method: str, path: str, body: Any = None) -> httpx
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://kubesched.ui") as client:
         return await client.request(method, path, content=None if body is None else json.dumps(body),
-                                    headers={"Content-Type": "application/json", "Accept": "application/json"})
+                                    headers={"Content-Type": "application/json", "Accept": "application/json",
+                                             "User-Agent": "kubesched-ui"})  # the managedFields manager
 
 
 def _message(resp: httpx.Response) -> str:

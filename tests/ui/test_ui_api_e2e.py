@@ -88,6 +88,9 @@ metadata: {name: w}
     node = eventually(lambda: tiny.request("GET", "/api/v1/namespaces/default/pods/api-fits")[1]["spec"].get("nodeName"))
     code, row = tiny.request("GET", "/ui/api/pods/default/api-fits")
     assert row["node"] == node and row["why"] == ""
+    # created through the API server's handlers, as the manager the UI's user agent names
+    created = tiny.request("GET", "/api/v1/namespaces/default/pods/api-fits")[1]
+    assert created["metadata"]["managedFields"][0]["manager"] == "kubesched-ui"
     requested = eventually(lambda: next(r for r in tiny.request("GET", f"/ui/api/nodes/{node}")[1]["resources"]
                                         if r["name"] == "cpu" and r["requested"] >= 500))
     assert requested["requested"] == 500

@@ -94,6 +94,7 @@ def create_from_editor(page: Any, text: str) -> None:
 
 def open_pod(page: Any, base: str, name: str) -> None:
     page.goto(f"{base}/#/pod/default/{name}")
+    page.wait_for_selector(f"h1:text-is('Pod default/{name}')", timeout=WAIT)
     page.wait_for_selector("[data-testid=explain]", timeout=WAIT)
 
 

@@ -251,6 +251,7 @@ async function route() {
   const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
   const page = parts[0] || "nodes";
   for (const a of document.querySelectorAll("nav a")) a.classList.toggle("active", a.dataset.nav === page);
+  main.replaceChildren(h("p", {class: "muted"}, "loading…"));  // nothing of the previous page stays clickable
   try {
     if (page === "nodes") nodesPage();
     else if (page === "node") await nodePage(parts[1]);
