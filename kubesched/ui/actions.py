@@ -141,6 +141,23 @@ async def create(app: ASGIApp, registry: Registry, text: str) -> list[Outcome]:
     return results
 
 
+async def delete_all(app: ASGIApp, registry: Registry, text: str) -> list[Outcome]:
+    """Delete the objects a YAML text names (``kubectl delete -f``), each on its own."""
+    results = []
+    for obj in documents(text):
+        meta = _meta(obj)
+        name = meta.get("name")
+        if not isinstance(name, str) or not name:
+            results.append(Outcome(str(obj.get("kind", "?")), False, 400, "metadata.name is required to delete"))
+            continue
+        try:
+            results.append(await delete(app, registry, str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""),
+                                        str(meta.get("namespace") or "default"), name))
+        except ActionError as exc:
+            results.append(Outcome(str(obj.get("kind", "?")), False, 400, str(exc)))
+    return results
+
+
 async def delete(app: ASGIApp, registry: Registry, api_version: str, kind: str, namespace: str,
                  name: str) -> Outcome:
     r = resource_for(registry, {"apiVersion": api_version, "kind": kind})

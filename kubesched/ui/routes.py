@@ -15,7 +15,8 @@
     The path holds ``/watch/`` so the API server counts it as a long-running request.
 ``/ui/api/config``
     the running configuration: its text, and its profiles as built.
-``/ui/api/apply`` (POST YAML), ``/ui/api/delete`` (POST JSON), ``/ui/api/config`` (PUT)
+``/ui/api/apply`` and ``/ui/api/delete-yaml`` (POST YAML), ``/ui/api/delete`` (POST JSON),
+``/ui/api/config`` (PUT)
     writes (:mod:`.actions`); absent in read-only mode.
 ``/debug/explain/<ns>/<pod>``
     in ``serve``: the last attempt of a pod as ``run`` serves it (the UI's pod page reads it).
@@ -179,8 +180,9 @@ def _write_routes(ctx: UiContext) -> list[BaseRoute]:
         if registry is None:
             return _error("the server is starting", 503)
         text = (await request.body()).decode("utf-8", "replace")
+        act = actions.delete_all if request.url.path.endswith("/delete-yaml") else actions.create
         try:
-            results = await actions.create(request.app, registry, text)
+            results = await act(request.app, registry, text)
         except actions.ActionError as exc:
             return _error(str(exc), 400)
         return JSONResponse({"results": [r.to_json() for r in results],
@@ -215,6 +217,7 @@ def _write_routes(ctx: UiContext) -> list[BaseRoute]:
         return JSONResponse(holder.current())
 
     return [Route("/ui/api/apply", apply, methods=["POST"]),
+            Route("/ui/api/delete-yaml", apply, methods=["POST"]),
             Route("/ui/api/delete", delete, methods=["POST"]),
             Route("/ui/api/config", config, methods=["PUT"])]
 

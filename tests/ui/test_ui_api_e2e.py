@@ -128,6 +128,14 @@ def test_delete_goes_through_the_api_server(tiny: Server) -> None:
     assert code == 404 and out["message"] == 'pods "api-doomed" not found'
     code, out = tiny.request("POST", "/ui/api/delete", raw=b"not json")
     assert code == 400 and "apiVersion, kind, namespace and name" in out["error"]
+    # deleting what a YAML text names, as kubectl delete -f
+    apply(tiny, pod_yaml("api-yaml-a", cpu="100") + "---\n" + pod_yaml("api-yaml-b", cpu="100"))
+    code, out = tiny.request("POST", "/ui/api/delete-yaml", raw=(pod_yaml("api-yaml-a") + "---\n" + pod_yaml(
+        "api-yaml-b") + "---\n" + pod_yaml("api-yaml-never")).encode(), content_type="application/yaml")
+    assert code == 200 and [(r["object"], r["code"]) for r in out["results"]] == [
+        ("pod/default/api-yaml-a", 200), ("pod/default/api-yaml-b", 200), ("pod/default/api-yaml-never", 404)]
+    for name in ("api-yaml-a", "api-yaml-b"):
+        eventually(lambda n=name: tiny.request("GET", f"/api/v1/namespaces/default/pods/{n}")[0] == 404)
 
 
 def test_a_bad_configuration_is_refused_and_the_old_one_kept(tiny: Server) -> None:

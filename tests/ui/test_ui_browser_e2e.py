@@ -213,6 +213,13 @@ def test_the_web_ui_end_to_end(browser: Any, server: Server) -> None:
         "spec": {"containers": [{"name": "a", "image": "x", "resources": {"requests": {"cpu": "64"}}}]}})
     page.wait_for_selector("[data-testid=pending-table] .r [data-col=pod]:text-is('default/from-kubectl')",
                            timeout=WAIT)
+    # and deleted from the YAML editor, as kubectl delete -f
+    page.click("a[data-nav=create]")
+    page.fill("[data-testid=yaml]", POD.format(name="from-kubectl", cpu="64"))
+    page.click("[data-testid=delete-yaml]")
+    page.wait_for_selector("[data-testid=create-results] .result-ok", timeout=WAIT)
+    assert page.inner_text("[data-testid=create-results]") == "pod/default/from-kubectl deleted"
+    eventually(lambda: server.request("GET", "/api/v1/namespaces/default/pods/from-kubectl")[0] == 404)
     page.click("a[data-nav=nodes]")
     page.wait_for_selector("[data-testid=nodes-table] .r >> nth=1", timeout=WAIT)
     page.wait_for_timeout(4500)  # a few metric samples for the charts in the screenshot

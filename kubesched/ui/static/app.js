@@ -200,17 +200,20 @@ function createPage() {
   const text = h("textarea", {"data-testid": "yaml", spellcheck: "false"});
   text.value = EXAMPLE;
   const results = h("div", {"data-testid": "create-results"});
-  const submit = async () => {
-    const r = await api("/ui/api/apply", {method: "POST", body: text.value, allowError: true,
-                                           headers: {"Content-Type": "application/yaml"}});
+  const submit = async (path, done) => {
+    const r = await api(path, {method: "POST", body: text.value, allowError: true,
+                               headers: {"Content-Type": "application/yaml"}});
     if (r.error) { results.replaceChildren(h("div", {class: "result-bad"}, r.error)); return; }
     results.replaceChildren(...r.results.map((x) => h("div", {class: x.ok ? "result-ok" : "result-bad"},
-      x.ok ? [h("a", {href: x.object.startsWith("pod/") ? `#/pod/${x.object.slice(4)}` : "#/"}, x.object), " created"]
+      x.ok ? [done === "created" ? h("a", {href: x.object.startsWith("pod/") ? `#/pod/${x.object.slice(4)}` : "#/"}, x.object)
+                                 : x.object, ` ${done}`]
            : `${x.object}: ${x.code} ${x.message}`)));
   };
   main.replaceChildren(h("h1", {}, "Create objects from YAML"),
-    h("p", {class: "muted"}, "One or more documents (---). Each is created through the API server, as kubectl create -f does."),
-    text, h("p", {}, h("button", {"data-testid": "create", onclick: submit}, "Create")), results);
+    h("p", {class: "muted"}, "One or more documents (---). Each is created (or deleted) through the API server, as kubectl create -f (delete -f) does."),
+    text, h("p", {}, h("button", {"data-testid": "create", onclick: () => submit("/ui/api/apply", "created")}, "Create"), " ",
+            h("button", {class: "danger", "data-testid": "delete-yaml",
+                         onclick: () => submit("/ui/api/delete-yaml", "deleted")}, "Delete these objects")), results);
 }
 
 async function configPage() {
