@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-import httpx
 import yaml
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message
 
 from kubesched.api.errors import KubeschedError
 from kubesched.cluster.apiserver.registry import Registry
@@ -92,15 +91,51 @@ class Outcome:
         return {"object": self.ref, "ok": self.ok, "code": self.code, "message": self.message}
 
 
-async def _call(app: ASGIApp, method: str, path: str, body: Any = None) -> httpx.Response:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://kubesched.ui") as client:
-        return await client.request(method, path, content=None if body is None else json.dumps(body),
-                                    headers={"Content-Type": "application/json", "Accept": "application/json",
-                                             "User-Agent": "kubesched-ui"})  # the managedFields manager
+@dataclass(slots=True)
+class _Response:
+    status_code: int = 500
+    body: bytes = b""
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8", "replace")
 
 
-def _message(resp: httpx.Response) -> str:
+async def _call(app: ASGIApp, method: str, path: str, body: Any = None) -> _Response:
+    """One request to the API server's own ASGI application, in this process."""
+    content = b"" if body is None else json.dumps(body).encode()
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
+             "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+             "client": ("127.0.0.1", 0), "server": ("127.0.0.1", 0),
+             "headers": [(b"content-type", b"application/json"), (b"accept", b"application/json"),
+                         (b"user-agent", b"kubesched-ui"),  # the managedFields manager
+                         (b"content-length", str(len(content)).encode())]}
+    sent = False
+    out = _Response()
+    chunks: list[bytes] = []
+
+    async def receive() -> Message:
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": content, "more_body": False}
+
+    async def send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            out.status_code = int(message["status"])
+        elif message["type"] == "http.response.body":
+            chunks.append(bytes(message.get("body", b"")))
+
+    await app(scope, receive, send)
+    out.body = b"".join(chunks)
+    return out
+
+
+def _message(resp: _Response) -> str:
     try:
         doc = resp.json()
     except ValueError:
