@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make run`, part two: the embedded cluster. Starts `kubesched serve`, applies an example
-# with the real kubectl, shows where the pods landed and why one is Pending, then stops.
+# with the real kubectl, shows where the pods landed and why one is Pending, and ends with
+# the address of the web UI (in a terminal the cluster keeps running until Enter).
 set -euo pipefail
 BIN=${BIN:-.venv/bin}
 if ! command -v kubectl >/dev/null; then
@@ -21,3 +22,11 @@ echo "+ kubectl get pods -A -o wide"
 kubectl get pods -A -o wide
 echo "+ kubectl get events -n ml --field-selector reason=FailedScheduling"
 kubectl get events -n ml --field-selector reason=FailedScheduling
+URL=$(sed -n 's/^web UI: //p' "$DIR/serve.log" | head -1)
+if [ -t 0 ] && [ -t 1 ]; then
+  echo "(the demo cluster keeps running for the web UI: press Enter to stop it)"
+  echo "web UI of the demo cluster: $URL"
+  read -r _ || true
+else
+  echo "web UI of the demo cluster: $URL"
+fi

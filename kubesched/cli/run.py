@@ -49,6 +49,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N",
                    help=f"port of /healthz, /readyz, /metrics and /debug/explain (default {DEFAULT_PORT}; "
                         "0: any free port; -1: none)")
+    p.add_argument("--ui", action="store_true",
+                   help="also serve the web UI (read-only) at / on --port")
     p.add_argument("--identity", metavar="ID", default="",
                    help="this replica's name in the Lease (default: <hostname>_<uuid>, as kube-scheduler)")
 
@@ -70,6 +72,14 @@ def _explain_text(live: "LiveScheduler", namespace: str, name: str) -> str | Non
     return buf.getvalue()
 
 
+def _read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError:  # load_config read it a moment ago; shown as the defaults' header then
+        return ""
+
+
 def run(args: argparse.Namespace) -> int:
     from kubesched.cluster.kube import KubeClient
     from kubesched.config import load_config
@@ -79,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not -1 <= args.port <= 65535:
         raise KubeschedError(f"--port: {args.port} is not a port")
+    if args.ui and args.port < 0:
+        raise KubeschedError("--ui needs --port (it is served on the endpoints' port)")
     registry = in_tree_registry()
     config = load_config(args.config, registry)
     cc = config.client_connection
@@ -108,13 +120,19 @@ def run(args: argparse.Namespace) -> int:
         except KubeschedError as exc:  # a profile that cannot be built: name the file
             raise KubeschedError(f"{args.config}: {exc}") from exc
         if args.port >= 0:
+            hooks = replica.hooks(_explain_text)
+            if args.ui:
+                from kubesched.ui import run_routes
+                hooks.extra_routes = run_routes(lambda: replica.live, _read_text(args.config))
             try:
-                endpoints = EndpointServer(replica.hooks(_explain_text), args.bind_address, args.port)
+                endpoints = EndpointServer(hooks, args.bind_address, args.port)
             except OSError as exc:
                 raise KubeschedError(f"cannot serve on {args.bind_address}:{args.port}: "
                                      f"{exc.strerror or exc}") from None
             endpoints.start()
             print(f"serving /healthz, /readyz, /metrics, /debug/explain on {endpoints.url}", flush=True)
+            if args.ui:
+                print(f"web UI (read-only): {endpoints.url}/", flush=True)
         stop = threading.Event()
 
         def on_signal(signum: int, frame: FrameType | None) -> None:

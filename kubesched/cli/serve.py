@@ -24,6 +24,7 @@ from kubesched.cluster.apiserver.limits import DEFAULT_MAX_MUTATING, DEFAULT_MAX
 if TYPE_CHECKING:
     from kubesched.config import SchedulerConfig
     from kubesched.live import SchedulerComponent
+    from kubesched.ui import ServeUi
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     serve_cluster.add_flags(p)
     p.add_argument("--config", metavar="FILE",
                    help="KubeSchedulerConfiguration of the scheduler inside (default: upstream's defaults)")
+    p.add_argument("--no-ui", action="store_true", help="do not serve the web UI at / (default: served)")
     p.add_argument("--no-scheduler", action="store_true",
                    help="run without the scheduler (pods stay Pending unless another scheduler binds them)")
     p.add_argument("--scheduler-process", action="store_true",
@@ -90,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
     config = None if args.no_scheduler else load_scheduler_config(args.config)
     node_pools = serve_cluster.pools(args)
     data_dir = Path(args.data_dir).resolve()
+    ui = None if args.no_ui else _web_ui(args)
     opts = ServeOptions(data_dir=data_dir, host=args.host, port=args.port, tls=args.tls,
                         token_file=Path(args.token_file).resolve() if args.token_file else None,
                         watch_history=args.watch_history, bookmark_interval=args.bookmark_interval,
@@ -97,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
                         max_requests_inflight=args.max_requests_inflight,
                         max_mutating_requests_inflight=args.max_mutating_requests_inflight,
                         max_watches=args.max_watches,
-                        authorization_mode=args.authorization_mode)
+                        authorization_mode=args.authorization_mode,
+                        extra_routes=ui.routes() if ui is not None else [])
     _raise_open_files(args.max_requests_inflight + args.max_mutating_requests_inflight + args.max_watches)
     try:
         server = ApiServer(opts)
@@ -107,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
         raise KubeschedError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     serve_cluster.create_nodes(server.registry, node_pools)
     server.components.extend(serve_cluster.components(args))
+    component = None
     if config is not None:
         try:  # built here in both cases, so that a profile that cannot be built is an error now
             component = build_scheduler(args.config, config, server.kubeconfig)
@@ -119,8 +124,11 @@ def run(args: argparse.Namespace) -> int:
 
             component.live.client.close()  # the child builds its own
             server.components.append(SchedulerProcess(server.kubeconfig, args.config, args.verbose))
+            component = None  # a child scheduler: the web UI sees the API objects only, no queue or explain
         else:
             server.components.append(component)
+    if ui is not None:
+        ui.attach(server.registry, component, server.state.stopping)
     if args.token_file and not args.tls:
         print(f"kubesched: --token-file implies --tls: serving HTTPS with the CA in {data_dir / 'pki'}",
               flush=True)
@@ -132,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
               f"resourceVersion {server.store.rv})")
         print(f"kubeconfig: {server.kubeconfig}")
         print(f"export KUBECONFIG={server.kubeconfig}", flush=True)
+        if ui is not None:
+            print(f"web UI: {server.url}/", flush=True)
 
     server.serve(on_ready=ready)
     print("kubesched API server stopped", flush=True)
@@ -157,6 +167,18 @@ def _raise_open_files(connections: int) -> None:
 
 
 SERVE_QPS, SERVE_BURST = 5000.0, 5000
+
+
+def _web_ui(args: argparse.Namespace) -> "ServeUi":
+    from kubesched.ui import ServeUi
+
+    text = ""
+    if args.config and not args.no_scheduler:
+        try:
+            text = Path(args.config).read_text(encoding="utf-8")
+        except OSError:
+            text = ""  # load_config has read it already; it reports unreadable files itself
+    return ServeUi(text)
 
 
 def load_scheduler_config(path: str | None) -> "SchedulerConfig":

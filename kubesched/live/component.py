@@ -8,6 +8,11 @@ bindings in flight still get answers and its connections are closed before the s
 waits for them), or at the latest when the server stops its components. The component
 owns the scheduler's client and closes it; the scheduler's metrics appear on the
 server's ``/metrics``.
+
+:meth:`restart` replaces the scheduler with one built from a new configuration (the web
+UI's configuration page): the new one is built first (a profile that cannot be built
+raises and the old one keeps running), then the old one stops and the new one starts on
+the same client and metrics; its caches are rebuilt from the API, as a new leader's are.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kubesched.cluster.kube.errors import KubeClientError
+from kubesched.config import SchedulerConfig
 from kubesched.live.scheduler import LiveScheduler
 
 log = logging.getLogger(__name__)
@@ -74,6 +80,22 @@ class SchedulerComponent:
             self._stop.wait(0.05)
             waited += 0.05
         return False
+
+    def restart(self, config: SchedulerConfig) -> None:
+        """Run a scheduler built from ``config`` instead of the current one."""
+        old = self.live
+        new = LiveScheduler(config, old.client, old.options, metrics=old.metrics)  # raises: old kept
+        with self._lock:
+            if self._stopped:
+                return
+            started = self._started
+            if started:
+                old.stop()
+            new.loop.attempts.update(old.loop.attempts)  # explanations survive the restart
+            self.live = new
+            if started:
+                new.start()
+        log.info("scheduler restarted with profiles %s", ", ".join(new.profiles))
 
     def _shutdown(self) -> None:
         with self._lock:

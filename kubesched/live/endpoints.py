@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import uvicorn
@@ -32,7 +32,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from kubesched.cluster.apiserver.httpproto import listen, with_header_timeout
 
@@ -48,6 +48,7 @@ class EndpointHooks:
     registry: CollectorRegistry
     explain: Callable[[str, str], dict[str, Any] | None]
     explain_text: Callable[[str, str], str | None] | None = None
+    extra_routes: list[BaseRoute] = field(default_factory=list)  # run --ui: the web UI's routes
 
 
 NOSNIFF = {"X-Content-Type-Options": "nosniff"}
@@ -114,7 +115,7 @@ def build_app(hooks: EndpointHooks) -> Starlette:
             return JSONResponse({"error": f"pod {ns}/{name} has no scheduling attempt"}, status_code=404)
         return JSONResponse(doc)
 
-    routes = []
+    routes: list[BaseRoute] = []
     for endpoint, checks in (("healthz", hooks.healthz), ("livez", hooks.healthz), ("readyz", hooks.readyz)):
         routes.append(Route(f"/{endpoint}", _health(endpoint, checks)))
         routes += [Route(f"/{endpoint}/{name}", _one_check(check)) for name, check in checks]
@@ -122,6 +123,7 @@ def build_app(hooks: EndpointHooks) -> Starlette:
         *routes,
         Route("/metrics", metrics),
         Route("/debug/explain/{namespace}/{name}", explain),
+        *hooks.extra_routes,
     ])
 
 

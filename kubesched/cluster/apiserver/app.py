@@ -19,7 +19,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kubesched.cluster.apiserver import discovery, errors as E, health, openapi
@@ -50,6 +50,7 @@ class ApiConfig:
     min_request_timeout: float = 1800.0
     authn: Authn = field(default_factory=Authn)
     authorization_mode: str = ALWAYS_ALLOW  # or RBAC (:mod:`.authz`)
+    extra_routes: list[BaseRoute] = field(default_factory=list)  # served before the 404 (the web UI's)
 
 
 @dataclass(slots=True)
@@ -125,7 +126,7 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
             return status_response(E.not_found_path())
         return json_response(doc)
 
-    routes = [Route(path, _read_only(fn), methods=METHODS) for path, fn in (
+    routes: list[BaseRoute] = [Route(path, _read_only(fn), methods=METHODS) for path, fn in (
         ("/version", version), ("/version/", version), ("/metrics", metrics),
         ("/openapi/v2", openapi_v2), ("/openapi/v3", openapi_root), ("/openapi/v3/{rest:path}", openapi_gv))]
     routes += [Route(p, _read_only(health.endpoint(name, name == "readyz")), methods=METHODS)
@@ -133,6 +134,7 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
     routes += [
         Route("/api", api_endpoint, methods=METHODS), Route("/api/{rest:path}", api_endpoint, methods=METHODS),
         Route("/apis", api_endpoint, methods=METHODS), Route("/apis/{rest:path}", api_endpoint, methods=METHODS),
+        *config.extra_routes,
         Route("/{rest:path}", not_found, methods=METHODS),
     ]
     app = Starlette(routes=routes)

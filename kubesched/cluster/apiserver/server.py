@@ -30,12 +30,13 @@ import logging
 import signal
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol
 
 import uvicorn
+from starlette.routing import BaseRoute
 
 from kubesched.cluster.apiserver.app import DEFAULT_MAX_BODY, ApiConfig, build_app
 from kubesched.cluster.apiserver.auth import Authn, ensure_token_file
@@ -85,6 +86,7 @@ class ServeOptions:
     autoprovision_namespaces: bool = True
     header_timeout: float = READ_HEADER_TIMEOUT  # seconds a client has to send a request head
     authorization_mode: str = ALWAYS_ALLOW  # or RBAC: the bootstrap roles are created at start
+    extra_routes: list[BaseRoute] = field(default_factory=list)  # more endpoints (the web UI)
 
     @property
     def uses_tls(self) -> bool:
@@ -141,7 +143,8 @@ class ApiServer:
             bookmark_interval=opts.bookmark_interval, min_request_timeout=opts.min_request_timeout,
             authn=Authn(tokens=tokens, client_certs=self.tls is not None),
             max_readonly=opts.max_requests_inflight, max_mutating=opts.max_mutating_requests_inflight,
-            max_watches=opts.max_watches, authorization_mode=opts.authorization_mode))
+            max_watches=opts.max_watches, authorization_mode=opts.authorization_mode,
+            extra_routes=opts.extra_routes))
         connections = (opts.max_requests_inflight + opts.max_mutating_requests_inflight + opts.max_watches
                        + IDLE_CONNECTIONS)
         protocol = with_header_timeout(opts.header_timeout)

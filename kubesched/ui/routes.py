@@ -1,0 +1,251 @@
+"""The web UI's HTTP routes, mounted by ``serve`` (read-write) and by ``run --ui`` (read-only).
+
+``/``
+    the page, for a browser (``Accept: text/html``); any other client gets ``fallback``
+    (in ``serve``: the 404 ``Status`` the API server answered before the UI existed).
+``/ui/static/<file>``
+    the page's modules and styles, shipped in the package (no Node at run time).
+``/ui/api/nodes``, ``/ui/api/pods``, ``/ui/api/pending``
+    filtered pages of rows (``q``, ``offset``, ``limit``; :mod:`.views`).
+``/ui/api/nodes/<name>``, ``/ui/api/pods/<ns>/<name>``, ``/ui/api/queue``, ``/ui/api/events``
+    one node with its pods, one pod, the scheduling queue, recent events.
+``/ui/watch/changes``
+    Server-Sent Events: a ``change`` event whenever the store's revision or the queue moved,
+    at most every :data:`TICK` seconds, so the page refreshes what it shows without reloads.
+    The path holds ``/watch/`` so the API server counts it as a long-running request.
+``/ui/api/config``
+    the running configuration: its text, and its profiles as built.
+``/ui/api/apply`` and ``/ui/api/delete-yaml`` (POST YAML), ``/ui/api/delete`` (POST JSON),
+``/ui/api/config`` (PUT)
+    writes (:mod:`.actions`); absent in read-only mode.
+``/debug/explain/<ns>/<pod>``
+    in ``serve``: the last attempt of a pod as ``run`` serves it (the UI's pod page reads it).
+
+Errors are JSON ``{"error": message}`` with 400 (bad query or input), 404, 503 (no
+scheduler) or 500 (a bug of ours, logged), never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Route
+
+from kubesched.cluster.apiserver.registry import Registry
+from kubesched.ui import actions
+from kubesched.ui.views import BadRequest, NoScheduler, Page, Views
+
+log = logging.getLogger(__name__)
+
+TICK = 1.0
+EVENTS_SHOWN = 200
+STATIC = resources.files("kubesched.ui") / "static"
+CONTENT_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html", ".svg": "image/svg+xml"}
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+@dataclass(slots=True)
+class UiContext:
+    """What the routes read and write. ``writable`` (``serve``): the write routes exist;
+    ``registry`` and ``config`` are attached once the server and scheduler are built."""
+
+    views: Views
+    writable: bool = False
+    registry: Registry | None = None
+    config: actions.ConfigHolder | None = None
+    stopping: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def read_only(self) -> bool:
+        return not self.writable
+
+
+def _error(message: str, code: int) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=code)
+
+
+def _guarded(fn: Callable[[Request], Any]) -> Handler:
+    """Run a blocking view in the thread pool; map its failures to JSON errors."""
+    async def handler(request: Request) -> Response:
+        try:
+            out = await run_in_threadpool(fn, request)
+        except BadRequest as exc:
+            return _error(str(exc), 400)
+        except NoScheduler as exc:
+            return _error(str(exc), 503)
+        except Exception:  # noqa: BLE001 - a bug of ours: logged, answered as JSON, the server goes on
+            log.exception("web UI: %s", request.url.path)
+            return _error(f"{request.url.path}: internal error (see the server's log)", 500)
+        if out is None:
+            return _error(f"{request.url.path}: not found", 404)
+        return out if isinstance(out, Response) else JSONResponse(out)
+    return handler
+
+
+def routes(ctx: UiContext, fallback: Handler | None = None) -> list[BaseRoute]:
+    v = ctx.views
+
+    async def index(request: Request) -> Response:
+        if "text/html" not in request.headers.get("accept", "") and fallback is not None:
+            return await fallback(request)
+        return _static_file("index.html")
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        if "/" in name or name.startswith(".") or not (STATIC / name).is_file():
+            return _error(f"no static file {name}", 404)
+        return _static_file(name)
+
+    async def changes(request: Request) -> Response:
+        return await _changes(ctx, request)
+
+    def page(request: Request) -> Page:
+        return Page.parse(request.query_params)
+
+    def mode(request: Request) -> dict[str, Any]:
+        live = ctx.views._live()
+        return {"readOnly": ctx.read_only, "scheduler": live is not None,
+                "profiles": live.profiles if live is not None else []}
+
+    out: list[BaseRoute] = [
+        Route("/", index, methods=["GET", "HEAD"]),
+        Route("/ui/static/{name}", static, methods=["GET", "HEAD"]),
+        Route("/ui/api/mode", _guarded(mode)),
+        Route("/ui/api/nodes", _guarded(lambda r: v.nodes(page(r)))),
+        Route("/ui/api/nodes/{name}", _guarded(lambda r: v.node(r.path_params["name"]))),
+        Route("/ui/api/pods", _guarded(lambda r: v.pods(page(r), node=r.query_params.get("node", "")))),
+        Route("/ui/api/pending", _guarded(lambda r: v.pods(page(r), pending=True))),
+        Route("/ui/api/pods/{namespace}/{name}",
+              _guarded(lambda r: v.pod(r.path_params["namespace"], r.path_params["name"]))),
+        Route("/ui/api/queue", _guarded(lambda r: v.queue())),
+        Route("/ui/api/events", _guarded(lambda r: _events(ctx, r))),
+        Route("/ui/api/config", _guarded(lambda r: ctx.config.current() if ctx.config else None)),
+        Route("/ui/watch/changes", changes),
+    ]
+    if ctx.writable:
+        out += _write_routes(ctx)
+        out.append(Route("/debug/explain/{namespace}/{name}", _guarded(
+            lambda r: _explain(ctx, r.path_params["namespace"], r.path_params["name"]))))
+    return out
+
+
+def _static_file(name: str) -> Response:
+    path = STATIC / name
+    suffix = "." + name.rsplit(".", 1)[-1]
+    return FileResponse(str(path), media_type=CONTENT_TYPES.get(suffix, "application/octet-stream"),
+                        headers={"Cache-Control": "no-cache"})
+
+
+def _explain(ctx: UiContext, namespace: str, name: str) -> Response:
+    doc = ctx.views.live().explain(namespace, name)
+    if doc is None:
+        return _error(f"pod {namespace}/{name} has no scheduling attempt", 404)
+    return JSONResponse(doc)
+
+
+def _events(ctx: UiContext, request: Request) -> dict[str, Any]:
+    """The newest events (in ``serve``, from the store; ``run`` has none to show)."""
+    if ctx.registry is None:
+        return {"items": [], "total": 0, "note": "events are shown by serve only"}
+    page = Page.parse(request.query_params, EVENTS_SHOWN)
+    items = ctx.registry.list("events", request.query_params.get("namespace") or None)["items"]
+    rows = []
+    for e in items:
+        obj = e.get("involvedObject") or {}
+        ref = f"{(obj.get('kind') or '').lower()}/{obj.get('namespace', '')}/{obj.get('name', '')}".replace("//", "/")
+        row = {"time": e.get("lastTimestamp") or e.get("eventTime") or (e.get("metadata") or {}).get(
+                   "creationTimestamp", ""),
+               "type": e.get("type", ""), "reason": e.get("reason", ""), "object": ref,
+               "message": e.get("message") or e.get("note") or "", "count": e.get("count") or 1}
+        if page.q and not any(page.q in str(x).lower() for x in row.values()):
+            continue
+        rows.append(row)
+    rows.sort(key=lambda r: str(r["time"]), reverse=True)
+    return {"items": list(page.cut(rows)), "total": len(rows)}
+
+
+def _write_routes(ctx: UiContext) -> list[BaseRoute]:
+    async def apply(request: Request) -> Response:
+        registry = ctx.registry
+        if registry is None:
+            return _error("the server is starting", 503)
+        text = (await request.body()).decode("utf-8", "replace")
+        act = actions.delete_all if request.url.path.endswith("/delete-yaml") else actions.create
+        try:
+            results = await act(request.app, registry, text)
+        except actions.ActionError as exc:
+            return _error(str(exc), 400)
+        return JSONResponse({"results": [r.to_json() for r in results],
+                             "ok": all(r.ok for r in results)})
+
+    async def delete(request: Request) -> Response:
+        try:
+            body = json.loads(await request.body())
+            args = [str(body.get(k) or "") for k in ("apiVersion", "kind", "namespace", "name")]
+        except (ValueError, AttributeError):
+            return _error("request body: JSON with apiVersion, kind, namespace and name expected", 400)
+        if not args[1] or not args[3]:
+            return _error("request body: kind and name are required", 400)
+        registry = ctx.registry
+        if registry is None:
+            return _error("the server is starting", 503)
+        try:
+            result = await actions.delete(request.app, registry, args[0] or "v1", *args[1:])
+        except actions.ActionError as exc:
+            return _error(str(exc), 400)
+        return JSONResponse(result.to_json(), status_code=200 if result.ok else result.code)
+
+    async def config(request: Request) -> Response:
+        holder = ctx.config
+        if holder is None:
+            return _error("the server is starting", 503)
+        text = (await request.body()).decode("utf-8", "replace")
+        try:
+            await run_in_threadpool(holder.replace, text)
+        except actions.ActionError as exc:
+            return JSONResponse({"error": str(exc), "kept": holder.current()}, status_code=422)
+        return JSONResponse(holder.current())
+
+    return [Route("/ui/api/apply", apply, methods=["POST"]),
+            Route("/ui/api/delete-yaml", apply, methods=["POST"]),
+            Route("/ui/api/delete", delete, methods=["POST"]),
+            Route("/ui/api/config", config, methods=["PUT"])]
+
+
+def _fingerprint(ctx: UiContext) -> str:
+    """Changes when anything the page shows may have changed."""
+    parts: list[str] = []
+    if ctx.registry is not None:
+        parts.append(str(ctx.registry.store.rv))
+    live = ctx.views._live()
+    if live is not None:
+        parts += [str(live.loop.cycles), str(len(live.pods)), str(len(live.nodes)),
+                  str(live.queue.pending()), str(id(live))]
+    return ":".join(parts)
+
+
+async def _changes(ctx: UiContext, request: Request) -> Response:
+    async def stream() -> AsyncIterator[bytes]:
+        last = None
+        yield b"retry: 2000\n\n"
+        while not ctx.stopping.is_set():
+            now = _fingerprint(ctx)
+            if now != last:
+                last = now
+                yield f"event: change\ndata: {json.dumps(now)}\n\n".encode()
+            else:
+                yield b": keep-alive\n\n"
+            await asyncio.sleep(TICK)
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
