@@ -184,7 +184,7 @@ def compare(files: list[str], configs: list[Candidate], *, seed: int = 0, tie_br
             raise KubeschedError(f"{cand.config}: {exc}") from exc
         pending = [o.pod for o in sim.results()]
         if on_attempt is not None:
-            sim.on_attempt = lambda att, i=i: on_attempt(i, att)  # type: ignore[misc]
+            sim.on_attempt = lambda att, i=i: on_attempt(i, att)
         sim.run()
         runs.append({"name": cand.name, "config": cand.config, **measure(sim, pending)})
         places.append({p.key: _outcome_place(sim, p.uid) for p in pending})

@@ -4,6 +4,7 @@ histograms, fragmentation, spread per workload and the per-pod diff."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from kubesched.sim.report import Cell, Report
@@ -11,11 +12,11 @@ from kubesched.sim.report import Cell, Report
 MAX_DIFF_ROWS = 500  # the HTML table; report.json has them all
 
 
-def summary_rows(doc: dict[str, Any]) -> tuple[list[str], list[list[Cell]]]:
+def summary_rows(doc: dict[str, Any]) -> tuple[list[str], list[Sequence[Cell]]]:
     """One row per measure, one column per configuration (also the terminal's table)."""
     runs = doc["configurations"]
     cols = ["measure"] + [r["name"] for r in runs]
-    rows: list[list[Cell]] = []
+    rows: list[Sequence[Cell]] = []
     for key in ("scheduled", "unschedulable", "gated", "preempted"):
         rows.append([key] + [r["summary"].get(key, 0) for r in runs])
     rows.append(["nodes used"] + [f"{r['nodesUsed']}/{r['nodes']}" for r in runs])
@@ -32,6 +33,10 @@ def summary_rows(doc: dict[str, Any]) -> tuple[list[str], list[list[Cell]]]:
 
 def _pct(v: float | None) -> str:
     return "n/a" if v is None else f"{100 * v:.1f}%"
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.4g}Gi"
 
 
 def build(doc: dict[str, Any]) -> Report:
@@ -52,12 +57,13 @@ def build(doc: dict[str, Any]) -> Report:
     frag = [r for r in runs if r["fragmentation"]]
     if frag:
         ref = frag[0]["fragmentation"]["referencePod"]
-        rep.text(f"Reference pod (median pending pod): cpu {ref['cpu']}m, memory {ref['memory']} bytes. "
+        rep.text(f"Reference pod (median pending pod): cpu {ref['cpu']}m, memory {_gib(ref['memory'])}. "
                  "Stranded: free on schedulable nodes that cannot fit it.")
         rep.table("Free and stranded resources", ["configuration", "cpu free (m)", "cpu stranded (m)",
                                                   "memory free", "memory stranded"],
                   [[r["name"], r["fragmentation"]["cpu"]["free"], r["fragmentation"]["cpu"]["stranded"],
-                    r["fragmentation"]["memory"]["free"], r["fragmentation"]["memory"]["stranded"]] for r in frag])
+                    _gib(r["fragmentation"]["memory"]["free"]), _gib(r["fragmentation"]["memory"]["stranded"])]
+                   for r in frag])
     else:
         rep.text("No pod was pending: fragmentation is undefined.")
     reasons = [[r["name"], msg, n] for r in runs for msg, n in r["unschedulableReasons"].items()]
