@@ -169,3 +169,10 @@ def test_pods_a_configuration_does_not_schedule_are_ignored_there(tmp_path: Path
     assert {d["placements"]["other"] for d in doc["diff"]["different"]} == {"Ignored"}
     page = compare_report.build(doc).html()
     assert "<td>n/a</td>" in page and page.count("<td>Ignored</td>") == 5
+
+
+def test_report_into_a_file_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("")
+    assert main(["compare", "-f", str(WHATIF / "cluster.yaml"), "--config", "default", "-o", str(taken)]) == 2
+    assert capsys.readouterr().err == f"kubesched: error: compare -o {taken}: Not a directory\n"
