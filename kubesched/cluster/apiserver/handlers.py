@@ -24,7 +24,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from kubesched.cluster.apiserver import discovery, errors as E, metaonly, options as opts, podio, protobuf
+from kubesched.cluster.apiserver import discovery, errors as E, metaonly, negotiate, options as opts, podio
 from kubesched.cluster.apiserver import protobuf_encode, subresources as sub
 from kubesched.cluster.apiserver.apply.request import MAX_MANAGER_LENGTH, check_patch_options, server_side_apply
 from kubesched.cluster.apiserver.bodies import decode_body, read_body
@@ -190,10 +190,11 @@ async def _write(request: Request, state: "ApiServerState", t: Target, body: Any
     reg = state.registry
     res, ns, name, subr = t.resource, t.namespace, t.name, t.subresource
     manager = field_manager(request)
+    accept = request.headers.get("accept", "")
     if method == "POST":
         if name is None:
             obj = await run_in_threadpool(lambda: reg.create(res, ns, body, dry_run=dry_run, field_manager=manager))
-            return json_response(obj, 201)
+            return negotiate.respond(accept, obj, 201)
         if subr == "binding":
             return json_response(await run_in_threadpool(sub.bind, reg, ns or "", name, body, dry_run), 201)
         if subr == "token":
@@ -206,7 +207,7 @@ async def _write(request: Request, state: "ApiServerState", t: Target, body: Any
     if ct is None:
         obj = await run_in_threadpool(lambda: reg.update(res, ns, name, body, subresource=subr, dry_run=dry_run,
                                                          field_manager=manager))
-        return json_response(obj)
+        return negotiate.respond(accept, obj)
     if ct.split(";")[0].strip().lower() == APPLY:
         applied, created = await run_in_threadpool(
             lambda: server_side_apply(reg, res, ns, name, body, q.get("fieldManager") or "",
@@ -215,7 +216,7 @@ async def _write(request: Request, state: "ApiServerState", t: Target, body: Any
     check_patch_options(False, manager, "force" in q)
     obj = await run_in_threadpool(lambda: reg.patch(res, ns, name, ct, body, subresource=subr,
                                                     dry_run=dry_run, field_manager=manager))
-    return json_response(obj)
+    return negotiate.respond(accept, obj)
 
 
 async def _read(request: Request, state: "ApiServerState", t: Target, watch: bool) -> Response:
@@ -272,10 +273,7 @@ def _maybe_table(request: Request, state: "ApiServerState", res: Resource, items
     if not wants_table(request):
         accept = request.headers.get("accept", "")
         if protobuf_encode.prefers_protobuf(accept):
-            try:
-                return Response(protobuf_encode.encode(plain), media_type=protobuf.MEDIA_TYPE)
-            except protobuf_encode.CannotEncode:
-                pass  # a field outside the table: JSON, which the client accepts too
+            return negotiate.respond(accept, plain)  # JSON if the table lacks a field and JSON is accepted
         partial = metaonly.requested(accept)
         if partial is not None:
             return json_response(metaonly.convert(partial, plain, "items" in plain),
