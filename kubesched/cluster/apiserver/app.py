@@ -111,7 +111,7 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
         return json_response(openapi.root(registry.table))
 
     async def openapi_v2(request: Request) -> Response:
-        body, media = openapi.v2_document(request.headers.get("accept", ""))
+        body, media = await run_in_threadpool(openapi.v2_document, request.headers.get("accept", ""), registry.table)
         return Response(body, media_type=media)
 
     async def openapi_gv(request: Request) -> Response:
