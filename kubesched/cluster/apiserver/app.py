@@ -61,6 +61,7 @@ class ApiServerState:
     ready: threading.Event = field(default_factory=threading.Event)
     issuer: TokenIssuer = field(default_factory=TokenIssuer)
     watch_waker: object = None  # watchhttp's batched wake-ups, made on the serving loop
+    policy: PolicyCache | None = None  # under RBAC: the policy escalation checks read
 
 
 class RequestMetrics:
@@ -139,6 +140,7 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
     app.state.kubesched = state
     # as kube-apiserver's handler chain: authentication, then the in-flight limits, then authorization
     cache = PolicyCache(registry) if config.authorization_mode == RBAC else None
+    state.policy = cache
     authorized = Authorizer(app, config.authorization_mode, cache)
     limited = RequestLimits(authorized, max_readonly=config.max_readonly, max_mutating=config.max_mutating,
                             max_watches=config.max_watches)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from kubesched.cluster.apiserver.errors import ApiError
 from kubesched.cluster.controllers.base import Controller
+from kubesched.cluster.controllers.clusterroleaggregation import ClusterRoleAggregationController
 from kubesched.cluster.controllers.cronjob import JOBS, CronJobController
 from kubesched.cluster.controllers.daemonset import DaemonSetController
 from kubesched.cluster.controllers.deployment import DeploymentController
@@ -68,12 +69,14 @@ class ControllerManager:
         dss, nodes = Informer(reg, "daemonsets.apps"), Informer(reg, "nodes")
         groups = Informer(reg, "podgroups.scheduling.x-k8s.io")
         namespaces, accounts = Informer(reg, "namespaces"), Informer(reg, "serviceaccounts")
-        self._informers += [pdbs, dss, nodes, groups, namespaces, accounts]
+        cluster_roles = Informer(reg, "clusterroles.rbac.authorization.k8s.io")
+        self._informers += [pdbs, dss, nodes, groups, namespaces, accounts, cluster_roles]
         self._controllers += [
             DisruptionController(reg, pdbs, pods, EventRecorder(reg, "controllermanager"), workers=workers),
             DaemonSetController(reg, dss, pods, nodes, EventRecorder(reg, "daemonset-controller"), workers=workers),
             PodGroupController(reg, groups, pods, workers=workers),
             ServiceAccountsController(reg, namespaces, accounts),
+            ClusterRoleAggregationController(reg, cluster_roles),
         ]
         try:
             reg.resource(JOBS)
