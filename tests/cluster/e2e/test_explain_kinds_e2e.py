@@ -25,6 +25,7 @@ EXPLAIN = [
     ("pod.spec.affinity.nodeAffinity", ["requiredDuringSchedulingIgnoredDuringExecution"]),
     ("node.status", ["allocatable", "capacity", "conditions", "nodeInfo"]),
     ("replicationcontroller.spec", ["replicas", "selector", "template"]),
+    ("controllerrevision", ["data", "revision"]),
 ]
 
 
