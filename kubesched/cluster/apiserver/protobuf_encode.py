@@ -126,36 +126,58 @@ def _members(table: dict[int, tuple[str, str, str]]) -> set[str]:
     return out
 
 
+_Plan = tuple[dict[str, tuple[int, str, str]], dict[str, int]]
+_PLANS: dict[str, _Plan] = {}
+
+
+def _plan(table: dict[int, tuple[str, str, str]]) -> _Plan:
+    """(member -> (number, type, flags), member of an embedded struct -> its field number):
+    encoding walks the object's members, not the table."""
+    direct = {key: (num, t, flags) for num, (key, t, flags) in table.items() if "n" not in flags}
+    embedded = {m: num for num, (_, t, flags) in table.items() if "n" in flags for m in _members(SCHEMA[t[2:]])}
+    return direct, embedded
+
+
 def encode_message(name: str, obj: dict[str, Any], table: dict[int, tuple[str, str, str]] | None = None,
                    lenient: bool = False) -> bytes:
-    """One message; a member outside the table raises :class:`CannotEncode`, or with
-    ``lenient`` is left out (as upstream's decoding drops unknown fields of built-in kinds)."""
-    table = table if table is not None else SCHEMA[name]
-    by_key = {spec[0]: (num, spec) for num, spec in table.items() if "n" not in spec[2]}
-    inline = {num: _members(SCHEMA[spec[1][2:]]) for num, spec in table.items() if "n" in spec[2]}
-    out = b""
-    for key in obj:
-        if key not in by_key and not any(key in members for members in inline.values()) and not lenient:
-            raise CannotEncode(f"{name}.{key}")
-    for num, (key, t, flags) in sorted(table.items()):
-        if num in inline:  # an embedded struct: its members are the parent's
-            part = {k: v for k, v in obj.items() if k in inline[num]}
-            out += _ld(num, encode_message(t[2:], part, lenient=lenient)) if part else b""
+    """One message, fields in number order; a member outside the table raises
+    :class:`CannotEncode`, or with ``lenient`` is left out (as upstream's decoding drops
+    unknown fields of built-in kinds)."""
+    if table is None:  # the plan of a message of the field table is made once
+        table = SCHEMA[name]
+        plan = _PLANS.get(name)
+        if plan is None:
+            plan = _PLANS[name] = _plan(table)
+    else:
+        plan = _plan(table)
+    direct, embedded = plan
+    pieces: list[tuple[int, bytes]] = []
+    parts: dict[int, dict[str, Any]] = {}
+    for key, value in obj.items():
+        spec = direct.get(key)
+        if spec is None:
+            if key in embedded:  # a member of an embedded struct (Volume's VolumeSource ...)
+                parts.setdefault(embedded[key], {})[key] = value
+            elif not lenient:
+                raise CannotEncode(f"{name}.{key}")
             continue
-        if key not in obj or obj[key] is None:
+        if value is None:
             continue
-        value = obj[key]
+        num, t, flags = spec
         if t == "skip":
             raise CannotEncode(f"{name}.{key}")
         if t in ("ms", "mq", "my"):
-            out += _map(num, t, value)
+            pieces.append((num, _map(num, t, value)))
         elif "r" in flags:
             if not isinstance(value, list):
                 raise CannotEncode(f"{name}.{key}")
-            out += b"".join(_scalar(num, t, v, lenient) for v in value)
+            pieces.append((num, b"".join(_scalar(num, t, v, lenient) for v in value)))
         else:
-            out += _scalar(num, t, value, lenient)
-    return out
+            pieces.append((num, _scalar(num, t, value, lenient)))
+    for num, part in parts.items():
+        pieces.append((num, _ld(num, encode_message(table[num][1][2:], part, lenient=lenient))))
+    pieces.sort(key=lambda p: p[0])
+    return b"".join(b for _, b in pieces)
 
 
 def _envelope(api_version: str, kind: str, raw: bytes) -> bytes:
