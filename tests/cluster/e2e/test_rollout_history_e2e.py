@@ -61,6 +61,10 @@ def test_daemonset_surge_history_and_undo(spawn: Callable[..., Server]) -> None:
     assert images == {"registry.example/agent:2"}
     assert _history(server, "ds/agent") == ["1", "2"]
     assert sorted(_revisions(server).values()) == [1, 2]
+    table = server.kubectl("get", "controllerrevisions").stdout.splitlines()
+    assert table[0].split() == ["NAME", "CONTROLLER", "REVISION", "AGE"]
+    assert {tuple(line.split()[1:3]) for line in table[1:]} == {("daemonset.apps/agent", "1"),
+                                                                ("daemonset.apps/agent", "2")}
     shown = server.kubectl("rollout", "history", "ds/agent", "--revision=1").stdout
     assert "registry.example/agent:1" in shown
     out = server.kubectl("rollout", "undo", "ds/agent")
