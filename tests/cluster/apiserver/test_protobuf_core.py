@@ -109,6 +109,7 @@ def _fixtures() -> list[dict[str, Any]]:
     return found
 
 
+@pytest.mark.slow
 def test_every_pod_and_node_fixture_round_trips() -> None:
     """Every Pod and Node in the test fixtures (scenarios, fidelity cases) is covered by the
     table, and decoding its encoding gives the object back."""
