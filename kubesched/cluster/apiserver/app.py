@@ -62,6 +62,7 @@ class ApiServerState:
     ready: threading.Event = field(default_factory=threading.Event)
     issuer: TokenIssuer = field(default_factory=TokenIssuer)
     watch_waker: object = None  # watchhttp's batched wake-ups, made on the serving loop
+    policy: PolicyCache | None = None  # under RBAC: the policy escalation checks read
 
 
 class RequestMetrics:
@@ -112,7 +113,7 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
         return json_response(openapi.root(registry.table))
 
     async def openapi_v2(request: Request) -> Response:
-        body, media = openapi.v2_document(request.headers.get("accept", ""))
+        body, media = await run_in_threadpool(openapi.v2_document, request.headers.get("accept", ""), registry.table)
         return Response(body, media_type=media)
 
     async def openapi_gv(request: Request) -> Response:
@@ -141,6 +142,7 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
     app.state.kubesched = state
     # as kube-apiserver's handler chain: authentication, then the in-flight limits, then authorization
     cache = PolicyCache(registry) if config.authorization_mode == RBAC else None
+    state.policy = cache
     authorized = Authorizer(app, config.authorization_mode, cache)
     limited = RequestLimits(authorized, max_readonly=config.max_readonly, max_mutating=config.max_mutating,
                             max_watches=config.max_watches)

@@ -14,6 +14,7 @@ is a Kubernetes ``Status``.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -24,9 +25,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from kubesched.cluster.apiserver import discovery, errors as E, metaonly, options as opts, podio, protobuf
+from kubesched.cluster.apiserver import discovery, errors as E, metaonly, negotiate, options as opts, podio, protobuf
 from kubesched.cluster.apiserver import protobuf_encode, subresources as sub
 from kubesched.cluster.apiserver.apply.request import MAX_MANAGER_LENGTH, check_patch_options, server_side_apply
+from kubesched.cluster.apiserver.auth import ANONYMOUS_USER, USER_KEY
+from kubesched.cluster.apiserver.authz import escalation
 from kubesched.cluster.apiserver.bodies import decode_body, read_body
 from kubesched.cluster.apiserver.patch import APPLY
 from kubesched.cluster.apiserver.resources import Resource
@@ -178,10 +181,29 @@ async def handle(request: Request, state: "ApiServerState", t: Target) -> Respon
     raw = await read_body(request, state.config.max_body_bytes, state.config.body_timeout)
     body = await _decode(raw, request)
     warnings = validate_fields(q, t, method, request.headers.get("content-type", ""), body, raw)
+    if state.policy is not None and not t.subresource and escalation.watched(t.resource.plural, t.resource.group):
+        await _guard_escalation(request, state, t, body)
     resp = await _write(request, state, t, body, dry_run)
     for w in warnings:
         resp.headers.append("Warning", warning_header(w))
     return resp
+
+
+async def _guard_escalation(request: Request, state: "ApiServerState", t: Target, body: Any) -> None:
+    """Judge an RBAC write on what it would store (a dry run of it): upstream's escalation check."""
+    assert state.policy is not None
+    preview = await _write(request, state, t, body, True)
+    new = (protobuf.decode(bytes(preview.body)) if preview.media_type == protobuf.MEDIA_TYPE
+           else json.loads(bytes(preview.body)))
+    old = None
+    if t.name is not None:
+        try:
+            old = await run_in_threadpool(state.registry.get, t.resource, t.namespace, t.name)
+        except E.ApiError:
+            old = None
+    user = request.scope.get(USER_KEY) or ANONYMOUS_USER
+    policy = await run_in_threadpool(state.policy.policy)
+    escalation.check(policy, user, t.resource.plural, t.namespace or "", new, old)
 
 
 async def _write(request: Request, state: "ApiServerState", t: Target, body: Any, dry_run: bool) -> Response:
@@ -190,10 +212,11 @@ async def _write(request: Request, state: "ApiServerState", t: Target, body: Any
     reg = state.registry
     res, ns, name, subr = t.resource, t.namespace, t.name, t.subresource
     manager = field_manager(request)
+    accept = request.headers.get("accept", "")
     if method == "POST":
         if name is None:
             obj = await run_in_threadpool(lambda: reg.create(res, ns, body, dry_run=dry_run, field_manager=manager))
-            return json_response(obj, 201)
+            return negotiate.respond(accept, obj, 201)
         if subr == "binding":
             return json_response(await run_in_threadpool(sub.bind, reg, ns or "", name, body, dry_run), 201)
         if subr == "token":
@@ -206,7 +229,7 @@ async def _write(request: Request, state: "ApiServerState", t: Target, body: Any
     if ct is None:
         obj = await run_in_threadpool(lambda: reg.update(res, ns, name, body, subresource=subr, dry_run=dry_run,
                                                          field_manager=manager))
-        return json_response(obj)
+        return negotiate.respond(accept, obj)
     if ct.split(";")[0].strip().lower() == APPLY:
         applied, created = await run_in_threadpool(
             lambda: server_side_apply(reg, res, ns, name, body, q.get("fieldManager") or "",
@@ -215,7 +238,7 @@ async def _write(request: Request, state: "ApiServerState", t: Target, body: Any
     check_patch_options(False, manager, "force" in q)
     obj = await run_in_threadpool(lambda: reg.patch(res, ns, name, ct, body, subresource=subr,
                                                     dry_run=dry_run, field_manager=manager))
-    return json_response(obj)
+    return negotiate.respond(accept, obj)
 
 
 async def _read(request: Request, state: "ApiServerState", t: Target, watch: bool) -> Response:
@@ -272,10 +295,7 @@ def _maybe_table(request: Request, state: "ApiServerState", res: Resource, items
     if not wants_table(request):
         accept = request.headers.get("accept", "")
         if protobuf_encode.prefers_protobuf(accept):
-            try:
-                return Response(protobuf_encode.encode(plain), media_type=protobuf.MEDIA_TYPE)
-            except protobuf_encode.CannotEncode:
-                pass  # a field outside the table: JSON, which the client accepts too
+            return negotiate.respond(accept, plain)  # JSON if the table lacks a field and JSON is accepted
         partial = metaonly.requested(accept)
         if partial is not None:
             return json_response(metaonly.convert(partial, plain, "items" in plain),

@@ -7,9 +7,11 @@ Each v3 document declares, for every kind, a PATCH operation with its
 the kinds' schemas under ``components.schemas``, generated from the one description of the
 served types (:mod:`.typedefs`): ``kubectl explain`` reads them, and ``kubectl apply`` takes
 its strategic-merge metadata (``x-kubernetes-patch-merge-key``) from them.
-Older kubectl (Debian's 1.20, for one) reads ``/openapi/v2`` instead, as protobuf; it
-gets a valid document without definitions, which makes it skip client-side validation
-(a kind it finds no schema for is not validated) and use its compiled-in patch metadata.
+``/openapi/v2`` in JSON carries the same schemas as ``definitions`` (references rewritten
+to ``#/definitions/``) and a PATCH path per kind. Older kubectl (Debian's 1.20, for one)
+asks for v2 as protobuf (gnostic's OpenAPIv2 message); it gets a valid document without
+definitions, which makes it skip client-side validation (a kind it finds no schema for is
+not validated) and use its compiled-in patch metadata.
 """
 
 from __future__ import annotations
@@ -93,12 +95,38 @@ def _pb_string(num: int, value: str) -> bytes:
     return bytes([num << 3 | 2, len(data)]) + data
 
 
-def v2_document(accept: str) -> tuple[bytes, str]:
-    """An OpenAPI v2 document without paths or definitions: (body, media type)."""
+def _v2_refs(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: (v.replace("#/components/schemas/", "#/definitions/") if k == "$ref" else _v2_refs(v))
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_v2_refs(v) for v in value]
+    return value
+
+
+def v2_json(table: ResourceTable) -> dict[str, Any]:
+    """The swagger 2.0 form of every group-version's document, merged."""
+    paths: dict[str, Any] = {}
+    definitions: dict[str, Any] = {}
+    for g, v in group_versions(table):
+        doc = document(table, g, v)
+        if doc is None:
+            continue
+        definitions.update(doc["components"]["schemas"])
+        for path, ops in doc["paths"].items():
+            patch = dict(ops["patch"])
+            patch["parameters"] = [{"name": p["name"], "in": "query", "type": "string", "uniqueItems": True}
+                                   for p in patch["parameters"]]
+            paths[path] = {"patch": patch}
+    return {"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.34.1"}, "paths": paths,
+            "definitions": _v2_refs(definitions)}
+
+
+def v2_document(accept: str, table: ResourceTable) -> tuple[bytes, str]:
+    """The OpenAPI v2 document (JSON), or a protobuf one without paths or definitions:
+    (body, media type)."""
     if "protobuf" in accept:
         info = _pb_string(1, "Kubernetes") + _pb_string(2, "v1.34.1")  # gnostic Info: title, version
         # Go's mime parser rejects the "@" of the protobuf media type name: say octet-stream
         return _pb_string(1, "2.0") + bytes([2 << 3 | 2, len(info)]) + info, "application/octet-stream"
-    doc = {"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.34.1"}, "paths": {},
-           "definitions": {}}
-    return json.dumps(doc).encode(), "application/json"
+    return json.dumps(v2_json(table)).encode(), "application/json"

@@ -23,14 +23,15 @@ import json
 from typing import Any
 
 from kubesched.cluster.apiserver.errors import ApiError
+from kubesched.cluster.apiserver.protobuf_core import CORE_V1
 
 MAGIC = b"k8s\x00"
 MEDIA_TYPE = "application/vnd.kubernetes.protobuf"
 
 # message -> field number -> (json name, type, flags); types: s string, i int, b bool,
-# y bytes, t Time, q Quantity, x IntOrString, j FieldsV1 (JSON in its bytes field 1),
-# "m:Name" message, "ms"/"mq"/"my" maps of
-# string / Quantity / bytes values; flags: r repeated, p pointer (zero values are kept)
+# y bytes, t Time, mt MicroTime, q Quantity, x IntOrString, j FieldsV1 (JSON in its bytes
+# field 1), "m:Name" message, "ms"/"mq"/"my" maps of string / Quantity / bytes values;
+# flags: r repeated, p pointer (zero values are kept), n embedded (members in the parent)
 F = tuple[str, str, str]
 SCHEMA: dict[str, dict[int, F]] = {
     "ObjectMeta": {1: ("name", "s", ""), 2: ("generateName", "s", ""), 3: ("namespace", "s", ""),
@@ -190,6 +191,7 @@ SCHEMA: dict[str, dict[int, F]] = {
     "Subject": {1: ("kind", "s", ""), 2: ("apiGroup", "s", ""), 3: ("name", "s", ""), 4: ("namespace", "s", "")},
     "RoleRef": {1: ("apiGroup", "s", ""), 2: ("kind", "s", ""), 3: ("name", "s", "")},
 }
+SCHEMA.update(CORE_V1)  # Pod and Node whole (status, volumes, probes, affinity ...), lists, Status
 
 
 def _unsupported(message: str) -> ApiError:
@@ -285,6 +287,10 @@ def _scalar(t: str, wt: int, v: Any, where: str) -> Any:
         return _time(bytes(v), micro=True)
     if t == "x":
         return _intorstr(bytes(v))
+    if t == "q":  # Quantity {string string = 1}
+        return bytes({n: val for n, _, val in fields(bytes(v))}.get(1, b"")).decode()
+    if t == "y":
+        return base64.b64encode(bytes(v)).decode()
     if t == "j":  # FieldsV1: field 1 holds the raw JSON
         raw = bytes({n: val for n, _, val in fields(bytes(v))}.get(1, b""))
         try:
@@ -314,7 +320,9 @@ def decode_message(name: str, buf: bytes, where: str = "") -> dict[str, Any]:
             out.setdefault(key, {})[k] = val
             continue
         value = _scalar(t, wt, v, path)
-        if "r" in flags:
+        if "n" in flags and isinstance(value, dict):
+            out.update(value)
+        elif "r" in flags:
             out.setdefault(key, []).append(value)
         elif "p" in flags or value not in ("", 0, False, None):
             out[key] = value

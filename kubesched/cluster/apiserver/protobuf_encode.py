@@ -19,8 +19,6 @@ from typing import Any
 
 from kubesched.cluster.apiserver.protobuf import MAGIC, MEDIA_TYPE, SCHEMA
 
-LIST_META = {1: ("selfLink", "s", ""), 2: ("resourceVersion", "s", ""), 3: ("continue", "s", ""),
-             4: ("remainingItemCount", "i", "p")}
 
 
 class CannotEncode(Exception):
@@ -60,7 +58,7 @@ def _time(value: Any) -> bytes:
     return (_vi(1, secs) if secs else b"") + (_vi(2, nanos) if nanos else b"")
 
 
-def _scalar(num: int, t: str, value: Any) -> bytes:
+def _scalar(num: int, t: str, value: Any, lenient: bool = False) -> bytes:
     if t == "s":
         if not isinstance(value, str):
             raise CannotEncode(str(num))
@@ -83,6 +81,14 @@ def _scalar(num: int, t: str, value: Any) -> bytes:
         if isinstance(value, str):
             return _ld(num, _vi(1, 1) + _ld(3, value.encode()))
         raise CannotEncode(str(num))
+    if t == "q":  # Quantity {string string = 1}
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise CannotEncode(str(num))
+        return _ld(num, _ld(1, str(value).encode()))
+    if t == "y":
+        if not isinstance(value, str):
+            raise CannotEncode(str(num))
+        return _ld(num, base64.b64decode(value))
     if t == "j":  # FieldsV1 {bytes Raw = 1}: the set as compact JSON
         if not isinstance(value, dict):
             raise CannotEncode(str(num))
@@ -90,7 +96,7 @@ def _scalar(num: int, t: str, value: Any) -> bytes:
     if t.startswith("m:"):
         if not isinstance(value, dict):
             raise CannotEncode(str(num))
-        return _ld(num, encode_message(t[2:], value))
+        return _ld(num, encode_message(t[2:], value, lenient=lenient))
     raise CannotEncode(t)
 
 
@@ -112,28 +118,66 @@ def _map(num: int, t: str, value: Any) -> bytes:
     return out
 
 
-def encode_message(name: str, obj: dict[str, Any], table: dict[int, tuple[str, str, str]] | None = None) -> bytes:
-    table = table if table is not None else SCHEMA[name]
-    by_key = {spec[0]: (num, spec) for num, spec in table.items()}
-    out = b""
-    for key in obj:
-        if key not in by_key:
-            raise CannotEncode(f"{name}.{key}")
-    for num, (key, t, flags) in sorted(table.items()):
-        if key not in obj or obj[key] is None:
+def _members(table: dict[int, tuple[str, str, str]]) -> set[str]:
+    """The JSON members a message's object may carry (its embedded structs' included)."""
+    out: set[str] = set()
+    for key, t, flags in table.values():
+        out |= _members(SCHEMA[t[2:]]) if "n" in flags else {key}
+    return out
+
+
+_Plan = tuple[dict[str, tuple[int, str, str]], dict[str, int]]
+_PLANS: dict[str, _Plan] = {}
+
+
+def _plan(table: dict[int, tuple[str, str, str]]) -> _Plan:
+    """(member -> (number, type, flags), member of an embedded struct -> its field number):
+    encoding walks the object's members, not the table."""
+    direct = {key: (num, t, flags) for num, (key, t, flags) in table.items() if "n" not in flags}
+    embedded = {m: num for num, (_, t, flags) in table.items() if "n" in flags for m in _members(SCHEMA[t[2:]])}
+    return direct, embedded
+
+
+def encode_message(name: str, obj: dict[str, Any], table: dict[int, tuple[str, str, str]] | None = None,
+                   lenient: bool = False) -> bytes:
+    """One message, fields in number order; a member outside the table raises
+    :class:`CannotEncode`, or with ``lenient`` is left out (as upstream's decoding drops
+    unknown fields of built-in kinds)."""
+    if table is None:  # the plan of a message of the field table is made once
+        table = SCHEMA[name]
+        plan = _PLANS.get(name)
+        if plan is None:
+            plan = _PLANS[name] = _plan(table)
+    else:
+        plan = _plan(table)
+    direct, embedded = plan
+    pieces: list[tuple[int, bytes]] = []
+    parts: dict[int, dict[str, Any]] = {}
+    for key, value in obj.items():
+        spec = direct.get(key)
+        if spec is None:
+            if key in embedded:  # a member of an embedded struct (Volume's VolumeSource ...)
+                parts.setdefault(embedded[key], {})[key] = value
+            elif not lenient:
+                raise CannotEncode(f"{name}.{key}")
             continue
-        value = obj[key]
+        if value is None:
+            continue
+        num, t, flags = spec
         if t == "skip":
             raise CannotEncode(f"{name}.{key}")
         if t in ("ms", "mq", "my"):
-            out += _map(num, t, value)
+            pieces.append((num, _map(num, t, value)))
         elif "r" in flags:
             if not isinstance(value, list):
                 raise CannotEncode(f"{name}.{key}")
-            out += b"".join(_scalar(num, t, v) for v in value)
+            pieces.append((num, b"".join(_scalar(num, t, v, lenient) for v in value)))
         else:
-            out += _scalar(num, t, value)
-    return out
+            pieces.append((num, _scalar(num, t, value, lenient)))
+    for num, part in parts.items():
+        pieces.append((num, _ld(num, encode_message(table[num][1][2:], part, lenient=lenient))))
+    pieces.sort(key=lambda p: p[0])
+    return b"".join(b for _, b in pieces)
 
 
 def _envelope(api_version: str, kind: str, raw: bytes) -> bytes:
@@ -147,7 +191,7 @@ def _message_name(api_version: str, kind: str) -> str | None:
     return None
 
 
-def encode(obj: dict[str, Any]) -> bytes:
+def encode(obj: dict[str, Any], lenient: bool = False) -> bytes:
     """The protobuf form of an object or a ``<Kind>List``; raises :class:`CannotEncode`."""
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
@@ -157,14 +201,36 @@ def encode(obj: dict[str, Any]) -> bytes:
         item = _message_name(api_version, kind[:-4])
         if item is None or set(body) - {"metadata", "items"}:
             raise CannotEncode(kind)
-        raw = _ld(1, encode_message("ListMeta", body.get("metadata") or {}, LIST_META))
-        raw += b"".join(_ld(2, encode_message(item, {k: v for k, v in i.items() if k not in ("apiVersion", "kind")}))
-                        for i in body["items"])
+        raw = _ld(1, encode_message("ListMeta", body.get("metadata") or {}))
+        raw += b"".join(_ld(2, encode_message(item, {k: v for k, v in i.items() if k not in ("apiVersion", "kind")},
+                                              lenient=lenient)) for i in body["items"])
         return _envelope(api_version, kind, raw)
     name = _message_name(api_version, kind)
     if name is None:
         raise CannotEncode(kind)
-    return _envelope(api_version, kind, encode_message(name, body))
+    return _envelope(api_version, kind, encode_message(name, body, lenient=lenient))
+
+
+def _closed(name: str, seen: set[str]) -> bool:
+    if name in seen:
+        return True
+    seen.add(name)
+    return all(t != "skip" and (not t.startswith("m:") or _closed(t[2:], seen)) for _, t, _ in SCHEMA[name].values())
+
+
+def streamable(api_version: str, kind: str) -> bool:
+    """Whether every object of the kind can be written in protobuf: its table covers the
+    whole object (no member skipped, as Deployment's status is), so a watch can promise it."""
+    name = _message_name(api_version, kind)
+    return name is not None and _closed(name, set())
+
+
+def watch_frame(event_type: str, obj: dict[str, Any]) -> bytes:
+    """One frame of a protobuf watch stream: a 4-byte big-endian length, then ``WatchEvent
+    {string type = 1; RawExtension object = 2}`` whose ``raw`` (field 1) is the object in
+    the enveloped form (client-go's raw stream serializer + length-delimited framer)."""
+    event = _ld(1, event_type.encode()) + _ld(2, _ld(1, encode(obj, lenient=True)))
+    return len(event).to_bytes(4, "big") + event
 
 
 def prefers_protobuf(accept: str) -> bool:

@@ -175,6 +175,8 @@ WORKCTL_RESOURCES: tuple[Resource, ...] = (
              (_status("CronJob", "batch", "v1"),)),
 )
 RESOURCES += WORKCTL_RESOURCES
+# the template history of DaemonSets and StatefulSets (kubectl rollout history/undo)
+RESOURCES += (Resource("apps", "v1", "controllerrevisions", "ControllerRevision", True),)
 
 # Preferred order of API groups in discovery (kube-apiserver lists core-ish groups first).
 GROUP_ORDER = ("apps", "events.k8s.io", "batch", "policy", "storage.k8s.io", "scheduling.k8s.io",

@@ -1,4 +1,6 @@
-"""Watch over HTTP: a chunked stream of ``{"type": ..., "object": ...}`` lines.
+"""Watch over HTTP: a chunked stream of ``{"type": ..., "object": ...}`` lines, or of
+length-prefixed protobuf ``WatchEvent`` frames for clients that ask for protobuf first
+(client-go's typed informers) when the kind has a complete protobuf form.
 
 The stream ends after ``timeoutSeconds`` (default: the server's minimum request timeout,
 randomised between 1x and 2x as kube-apiserver does so reconnects spread out), when the
@@ -33,16 +35,23 @@ from starlette.types import Receive, Scope, Send
 
 from kubesched.cluster.apiserver import errors as E
 from kubesched.cluster.apiserver.handlers import Target, _flag, _int, wants_table
+from kubesched.cluster.apiserver.negotiate import accepts_json, not_acceptable
+from kubesched.cluster.apiserver.protobuf import MEDIA_TYPE
+from kubesched.cluster.apiserver.protobuf_encode import prefers_protobuf, streamable, watch_frame
 from kubesched.cluster.apiserver.options import wait_fresh
 from kubesched.cluster.apiserver.tables import to_table
 from kubesched.cluster.apiserver.watchapi import BOOKMARK, ERROR, WatchItem, WatchStream, open_watch
 from kubesched.cluster.store import dumps
 
+PROTO_STREAM = MEDIA_TYPE + ";stream=watch"  # as kube-apiserver labels a protobuf watch
+
 if TYPE_CHECKING:
     from kubesched.cluster.apiserver.app import ApiServerState
 
 
-def _encode(item: WatchItem, table: tuple[str, float] | None, target: Target) -> bytes:
+def _encode(item: WatchItem, table: tuple[str, float] | None, target: Target, proto: bool = False) -> bytes:
+    if proto:
+        return watch_frame(item.type, item.obj if item.obj is not None else item.object())
     if table is not None and item.type not in (BOOKMARK, ERROR):
         obj = item.obj if item.obj is not None else item.object()
         tab = to_table(target.resource, [obj], table[1], include_object=table[0])
@@ -52,15 +61,31 @@ def _encode(item: WatchItem, table: tuple[str, float] | None, target: Target) ->
     return (dumps({"type": item.type, "object": item.obj}) + "\n").encode()
 
 
-def _error_stream(exc: E.ApiError) -> Response:
+def _error_stream(exc: E.ApiError, proto: bool) -> Response:
     """200 and one ERROR event: how the watch cache reports a failure after a watch has
     been admitted (``newErrWatcher``)."""
+    if proto:
+        return Response(watch_frame(ERROR, exc.status()), media_type=PROTO_STREAM)
     body = (dumps({"type": ERROR, "object": exc.status()}) + "\n").encode()
     return Response(body, media_type="application/json")
 
 
+def _wants_protobuf(request: Request, t: Target) -> bool:
+    """Protobuf frames when the client asks for protobuf first and every object of the kind
+    has a protobuf form; else JSON lines, or 406 if the client accepts no JSON."""
+    accept = request.headers.get("accept", "")
+    if not prefers_protobuf(accept) or wants_table(request):
+        return False
+    if streamable(t.resource.api_version, t.resource.kind):
+        return True
+    if not accepts_json(accept):
+        raise not_acceptable()
+    return False
+
+
 async def watch_response(request: Request, state: "ApiServerState", t: Target) -> Response:
     q = request.query_params
+    proto = _wants_protobuf(request, t)
     sie = q.get("sendInitialEvents")
     initial = None if sie is None else _flag(sie)
     rv = q.get("resourceVersion")
@@ -70,7 +95,7 @@ async def watch_response(request: Request, state: "ApiServerState", t: Target) -
         try:
             await wait_fresh(state.registry.store, int(rv))
         except E.ApiError as exc:
-            return _error_stream(exc)
+            return _error_stream(exc, proto)
     try:
         stream = await run_in_threadpool(
             open_watch, state.registry, t.resource, t.namespace, resource_version=rv,
@@ -78,7 +103,7 @@ async def watch_response(request: Request, state: "ApiServerState", t: Target) -
             send_initial_events=initial)
     except E.ApiError as exc:
         if exc.code == 410:
-            return _error_stream(exc)
+            return _error_stream(exc, proto)
         raise
     timeout = _int(q, "timeoutSeconds")
     if timeout is None:
@@ -88,7 +113,7 @@ async def watch_response(request: Request, state: "ApiServerState", t: Target) -
     table = None
     if wants_table(request):
         table = (q.get("includeObject", "Metadata"), 0.0)
-    return WatchResponse(_Watch(state, stream, t, float(max(0, timeout)), bookmarks, table))
+    return WatchResponse(_Watch(state, stream, t, float(max(0, timeout)), bookmarks, table, proto))
 
 
 @dataclass(slots=True)
@@ -99,6 +124,7 @@ class _Watch:
     timeout: float
     bookmarks: bool
     table: tuple[str, float] | None
+    proto: bool = False
 
 
 class WatchResponse(Response):
@@ -109,6 +135,8 @@ class WatchResponse(Response):
 
     def __init__(self, watch: _Watch) -> None:
         self.watch = watch
+        if watch.proto:
+            self.media_type = PROTO_STREAM
         self.status_code = 200
         self.background = None
         self.init_headers(None)
@@ -196,14 +224,14 @@ async def _pump(w: _Watch, wake: asyncio.Event, gone: "asyncio.Task[None]", send
                 tab = None if w.table is None else (w.table[0], w.state.registry.clock())
                 counter.inc(len(items))
                 await send({"type": "http.response.body",
-                            "body": b"".join(_encode(i, tab, w.target) for i in items), "more_body": True})
+                            "body": b"".join(_encode(i, tab, w.target, w.proto) for i in items), "more_body": True})
             if gone.done() or w.stream.closed or w.state.stopping.is_set():
                 return
             now = loop.time()
             if now >= deadline:
                 return
             if w.bookmarks and now >= next_bookmark:
-                await send({"type": "http.response.body", "body": _encode(w.stream.bookmark(), None, w.target),
+                await send({"type": "http.response.body", "body": _encode(w.stream.bookmark(), None, w.target, w.proto),
                             "more_body": True})
                 next_bookmark = now + interval
             wait_until = min(deadline, next_bookmark) if w.bookmarks else deadline

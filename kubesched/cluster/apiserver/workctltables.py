@@ -1,6 +1,6 @@
 """``kubectl get`` columns of Secrets, ServiceAccounts, DaemonSets and CronJobs, as upstream
 prints them (``pkg/printers/internalversion/printers.go``: ``printSecret``,
-``printServiceAccount``, ``printDaemonSet``, ``printCronJob``); merged into
+``printServiceAccount``, ``printDaemonSet``, ``printCronJob``, ``printControllerRevision``); merged into
 :mod:`.tables`' printers like :mod:`.storagetables`."""
 
 from __future__ import annotations
@@ -45,6 +45,16 @@ def _cronjob_row(o: Mapping[str, Any], now: float, age: Callable[[Any, float], s
             *_pod_template({"spec": job_spec}, "template"), selector_string(job_spec.get("selector")) or NONE]
 
 
+def _controller(o: Mapping[str, Any]) -> str:
+    """``printControllerRevision``'s CONTROLLER: ``daemonset.apps/name``, ``<none>`` without one."""
+    for ref in (o.get("metadata") or {}).get("ownerReferences") or []:
+        if isinstance(ref, dict) and ref.get("controller"):
+            group = str(ref.get("apiVersion") or "").rpartition("/")[0]
+            kind = str(ref.get("kind") or "")
+            return f"{kind}.{group}/{ref.get('name')}".lower() if group else f"{kind}/{ref.get('name')}".lower()
+    return NONE
+
+
 def _simple(*fields: Callable[[Mapping[str, Any]], Any]) -> Callable[[Mapping[str, Any], float,
                                                                        Callable[[Any, float], str]], Row]:
     def row(o: Mapping[str, Any], now: float, age: Callable[[Any, float], str]) -> Row:
@@ -62,6 +72,8 @@ COLUMNS = {
                          col("Ready", type_="integer"), col("Up-to-date", type_="integer"),
                          col("Available", type_="integer"), col("Node Selector"), AGE, col("Containers", 1),
                          col("Images", 1), col("Selector", 1)], _daemonset_row),
+    "apps/controllerrevisions": ([NAME, col("Controller"), col("Revision", type_="integer"), AGE],
+                                 _simple(_controller, lambda o: o.get("revision", 0))),
     "batch/cronjobs": ([NAME, col("Schedule"), col("Timezone"), col("Suspend", type_="boolean"),
                         col("Active", type_="integer"), col("Last Schedule"), AGE, col("Containers", 1),
                         col("Images", 1), col("Selector", 1)], _cronjob_row),

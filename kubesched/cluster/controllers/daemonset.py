@@ -12,19 +12,20 @@ DaemonSet on every sync, from the informers' state:
   Failed daemon pod is deleted (and so replaced), and of several pods on one node the
   oldest is kept;
 * ``RollingUpdate`` (the default; ``maxUnavailable`` default 1, integer or percentage of
-  the desired number, rounded up; ``maxSurge`` is read as 0): pods whose
+  the desired number, rounded up): with ``maxSurge`` 0, pods whose
   ``controller-revision-hash`` is not the template's are deleted, unavailable ones first,
   then available ones while fewer than ``maxUnavailable`` nodes are without an
-  available pod; the next sync creates their replacements. ``OnDelete`` replaces a pod
+  available pod; the next sync creates their replacements. With ``maxSurge`` > 0 the new
+  pod starts beside the old one (:mod:`.daemonsurge`). ``OnDelete`` replaces a pod
   only once the user deleted it;
+* every template gets a ControllerRevision (:mod:`.history`), so ``kubectl rollout
+  history/undo ds/x`` work;
 * status: ``desiredNumberScheduled``, ``currentNumberScheduled``,
   ``numberMisscheduled``, ``numberReady``, ``numberAvailable``, ``numberUnavailable``,
   ``updatedNumberScheduled``, ``observedGeneration`` so ``kubectl rollout status ds/x``
   follows a rollout.
 
-Not simulated: ControllerRevision objects (the revision hash is the template's hash, so
-``rollout history``/``undo`` are not available), surge (``maxSurge`` > 0), the backoff
-before recreating a failed pod.
+Not simulated: the backoff before recreating a failed pod.
 """
 
 from __future__ import annotations
@@ -38,8 +39,10 @@ from kubesched.cluster.controllers.base import Controller, controller_ref, delet
 from kubesched.cluster.controllers.daemonutil import (
     REVISION_LABEL, daemon_pod_template, pin_to_node, should_run,
 )
+from kubesched.cluster.controllers.daemonsurge import excess, surge_plan
 from kubesched.cluster.controllers.disruption import SyncError, scaled_value
 from kubesched.cluster.controllers.events import NORMAL, WARNING, EventRecorder
+from kubesched.cluster.controllers.history import History
 from kubesched.cluster.controllers.informer import Informer, Key, Obj
 from kubesched.cluster.controllers.naming import template_hash
 from kubesched.cluster.controllers.replicaset import available
@@ -71,13 +74,14 @@ class DaemonSetController(Controller[Key]):
     name = "daemonset-controller"
 
     def __init__(self, registry: Registry, sets: Informer, pods: Informer, nodes: Informer,
-                 recorder: EventRecorder, *, workers: int = 1) -> None:
+                 recorder: EventRecorder, *, workers: int = 1, history: History | None = None) -> None:
         super().__init__(workers)
         self.registry = registry
         self.sets = sets
         self.pods = pods
         self.nodes = nodes
         self.recorder = recorder
+        self.history = history
         sets.add_handler(self._on_set)
         pods.add_handler(self._on_pod)
         nodes.add_handler(self._on_node)
@@ -112,6 +116,9 @@ class DaemonSetController(Controller[Key]):
         template = (ds.get("spec") or {}).get("template") or {}
         judged = {str(meta(n).get("name")): should_run(template, n) for n in self.nodes.objects()}
         revision = template_hash(template)
+        if not deleting(ds) and self.history is not None:
+            live = {str((meta(p).get("labels") or {}).get(REVISION_LABEL)) for ps in by_node.values() for p in ps}
+            self.history.sync(ds, DS_API, DS_KIND, template, revision, live)
         if not deleting(ds):
             changed = self._manage(key, ds, by_node, judged, revision)
             if not changed:
@@ -139,8 +146,11 @@ class DaemonSetController(Controller[Key]):
                     self._delete(key, ds, pod)
                     changed = True
                 healthy = [p for p in pods if p not in failed]
-                for pod in healthy[1:]:  # more than one daemon pod on the node: keep the oldest
-                    self._delete(key, ds, pod)
+                now, min_ready = self.registry.clock(), int((ds.get("spec") or {}).get("minReadySeconds") or 0)
+                desired = sum(1 for r, _ in judged.values() if r)
+                for pod in excess(healthy, revision, self._max_surge(ds, desired) > 0,
+                                  lambda p: available(p, 0, now)[0], lambda p: available(p, min_ready, now)[0]):
+                    self._delete(key, ds, pod)  # more than one daemon pod on the node
                     changed = True
         return changed
 
@@ -150,6 +160,10 @@ class DaemonSetController(Controller[Key]):
         if strategy.get("type", "RollingUpdate") != "RollingUpdate":
             return
         desired = sum(1 for run, _ in judged.values() if run)
+        max_surge = self._max_surge(ds, desired)
+        if max_surge > 0:
+            self._surge(key, ds, by_node, judged, revision, max_surge)
+            return
         try:
             max_unavailable = scaled_value((strategy.get("rollingUpdate") or {}).get("maxUnavailable", 1), desired,
                                            "maxUnavailable")
@@ -180,6 +194,26 @@ class DaemonSetController(Controller[Key]):
                 break
             self._delete(key, ds, pod)
             unavailable += 1
+
+    def _max_surge(self, ds: Obj, desired: int) -> int:
+        strategy = (ds.get("spec") or {}).get("updateStrategy") or {}
+        if strategy.get("type", "RollingUpdate") != "RollingUpdate":
+            return 0
+        try:
+            return scaled_value((strategy.get("rollingUpdate") or {}).get("maxSurge") or 0, desired, "maxSurge")
+        except SyncError:
+            return 0
+
+    def _surge(self, key: Key, ds: Obj, by_node: dict[str, list[Obj]], judged: dict[str, tuple[bool, bool]],
+               revision: str, max_surge: int) -> None:
+        min_ready = int((ds.get("spec") or {}).get("minReadySeconds") or 0)
+        now = self.registry.clock()
+        nodes = {n: [p for p in by_node.get(n, []) if not deleting(p)] for n, (run, _) in judged.items() if run}
+        delete, create = surge_plan(nodes, revision, max_surge, lambda p: available(p, min_ready, now)[0])
+        for pod in delete:
+            self._delete(key, ds, pod)
+        for node in create:
+            self._create(key, ds, node, revision)
 
     def _create(self, key: Key, ds: Obj, node: str, revision: str) -> None:
         ns, name = key
@@ -236,7 +270,8 @@ class DaemonSetController(Controller[Key]):
             is_ready, _ = available(pod, 0, now)
             ready += is_ready
             avail += available(pod, min_ready, now)[0]
-            updated += any((meta(p).get("labels") or {}).get(REVISION_LABEL) == revision for p in pods)
+            # the oldest pod only, as upstream: during a surge the node counts once its old pod is gone
+            updated += (meta(pod).get("labels") or {}).get(REVISION_LABEL) == revision
         old = ds.get("status") or {}
         status: dict[str, Any] = {
             "currentNumberScheduled": current, "numberMisscheduled": misscheduled,

@@ -19,15 +19,14 @@ from kubesched.cluster.controllers.job import JobController
 from kubesched.cluster.controllers.resourceclaim import CLAIMS, TEMPLATES, ResourceClaimController
 
 
-def dra_controllers(reg: Registry, pods: Informer, rng: random.Random, *, workers: int = 1
+def dra_controllers(reg: Registry, pods: Informer, jobs: Informer, rng: random.Random, *, workers: int = 1
                     ) -> tuple[list[Informer], list[Controller[Any]]]:
-    """New informers (not started) and the controllers over them; ``pods`` is the
-    manager's pod informer (indexed by namespace)."""
+    """New informers (not started) and the controllers over them; ``pods`` (indexed by
+    namespace) and ``jobs`` are the manager's, shared with its other controllers."""
     claims = Informer(reg, CLAIMS)
     templates = Informer(reg, TEMPLATES)
-    jobs = Informer(reg, "jobs.batch")
     controllers: list[Controller[Any]] = [
         ResourceClaimController(reg, pods, claims, templates, EventRecorder(reg, "resource_claim"), workers=workers),
         JobController(reg, jobs, pods, rng, EventRecorder(reg, "job-controller"), workers=workers),
     ]
-    return [claims, templates, jobs], controllers
+    return [claims, templates], controllers

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from kubesched.cluster.apiserver.errors import ApiError
 from kubesched.cluster.controllers.base import Controller
+from kubesched.cluster.controllers.clusterroleaggregation import ClusterRoleAggregationController
 from kubesched.cluster.controllers.cronjob import JOBS, CronJobController
 from kubesched.cluster.controllers.daemonset import DaemonSetController
 from kubesched.cluster.controllers.deployment import DeploymentController
@@ -24,6 +25,7 @@ from kubesched.cluster.controllers.disruption import DisruptionController
 from kubesched.cluster.controllers.dra import dra_controllers
 from kubesched.cluster.controllers.events import EventRecorder
 from kubesched.cluster.controllers.garbagecollector import GarbageCollector
+from kubesched.cluster.controllers.history import RESOURCE as REVISIONS, History
 from kubesched.cluster.controllers.informer import Informer, by_namespace, wait_synced
 from kubesched.cluster.controllers.podgroup import PodGroupController
 from kubesched.cluster.controllers.serviceaccounts import ServiceAccountsController
@@ -68,26 +70,33 @@ class ControllerManager:
         dss, nodes = Informer(reg, "daemonsets.apps"), Informer(reg, "nodes")
         groups = Informer(reg, "podgroups.scheduling.x-k8s.io")
         namespaces, accounts = Informer(reg, "namespaces"), Informer(reg, "serviceaccounts")
-        self._informers += [pdbs, dss, nodes, groups, namespaces, accounts]
+        cluster_roles = Informer(reg, "clusterroles.rbac.authorization.k8s.io")
+        revisions = Informer(reg, REVISIONS)  # ControllerRevisions of DaemonSets and StatefulSets
+        history = History(reg, revisions)
+        self._informers += [pdbs, dss, nodes, groups, namespaces, accounts, cluster_roles, revisions]
         self._controllers += [
             DisruptionController(reg, pdbs, pods, EventRecorder(reg, "controllermanager"), workers=workers),
-            DaemonSetController(reg, dss, pods, nodes, EventRecorder(reg, "daemonset-controller"), workers=workers),
+            DaemonSetController(reg, dss, pods, nodes, EventRecorder(reg, "daemonset-controller"), workers=workers,
+                                history=history),
             PodGroupController(reg, groups, pods, workers=workers),
             ServiceAccountsController(reg, namespaces, accounts),
+            ClusterRoleAggregationController(reg, cluster_roles),
         ]
+        jobs = Informer(reg, JOBS)  # one Job informer for the Job and CronJob controllers
+        self._informers.append(jobs)
         try:
             reg.resource(JOBS)
         except ApiError:
             log.warning("the server does not serve %s: the CronJob controller is not started", JOBS)
         else:
-            cjs, jobs = Informer(reg, "cronjobs.batch"), Informer(reg, JOBS)
-            self._informers += [cjs, jobs]
+            cjs = Informer(reg, "cronjobs.batch")
+            self._informers.append(cjs)
             self._controllers.append(CronJobController(reg, cjs, jobs, EventRecorder(reg, "cronjob-controller"),
                                                        workers=workers))
-        storage_informers, storage = storage_controllers(reg, pods, workers=workers)
+        storage_informers, storage = storage_controllers(reg, pods, workers=workers, history=history)
         self._informers += storage_informers
         self._controllers += storage
-        dra_informers, dra = dra_controllers(reg, pods, rng, workers=workers)
+        dra_informers, dra = dra_controllers(reg, pods, jobs, rng, workers=workers)
         self._informers += dra_informers
         self._controllers += dra
         if self.options.garbage_collector:

@@ -38,6 +38,7 @@ from kubesched.cluster.controllers.base import (
 )
 from kubesched.cluster.controllers.events import NORMAL, WARNING, EventRecorder
 from kubesched.cluster.controllers.informer import Informer, Key, Obj
+from kubesched.cluster.controllers.history import History
 from kubesched.cluster.controllers.naming import template_hash
 
 log = logging.getLogger(__name__)
@@ -66,13 +67,14 @@ class StatefulSetController(Controller[Key]):
     name = "statefulset-controller"
 
     def __init__(self, registry: Registry, sets: Informer, pods: Informer, claims: Informer,
-                 recorder: EventRecorder, *, workers: int = 1) -> None:
+                 recorder: EventRecorder, *, workers: int = 1, history: History | None = None) -> None:
         super().__init__(workers)
         self.registry = registry
         self.sets = sets
         self.pods = pods
         self.claims = claims
         self.recorder = recorder
+        self.history = history
         sets.add_handler(self._on_set)
         pods.add_handler(self._on_pod)
 
@@ -222,6 +224,11 @@ class StatefulSetController(Controller[Key]):
         spec = sts.get("spec") or {}
         revision = f"{key[1]}-{template_hash(spec.get('template'))}"
         live = [p for p in pods.values() if not pod_terminal(p)]
+        if self.history is not None and not deleting(sts):  # the revision named as the pods' label
+            hashes = {str((meta(p).get("labels") or {}).get(REVISION_LABEL, "")).removeprefix(f"{key[1]}-")
+                      for p in live}
+            self.history.sync(sts, "apps/v1", "StatefulSet", spec.get("template") or {},
+                              template_hash(spec.get("template")), hashes)
         current = sum(1 for p in live if (meta(p).get("labels") or {}).get(REVISION_LABEL) == revision)
         ready = sum(1 for p in live if running_and_ready(p) and not deleting(p))
         old = sts.get("status") or {}

@@ -19,10 +19,11 @@ from kubesched.cluster.controllers.informer import Informer
 from kubesched.cluster.controllers.persistentvolume import PersistentVolumeController
 from kubesched.cluster.controllers.protection import ProtectionController
 from kubesched.cluster.controllers.provisioner import Provisioner
+from kubesched.cluster.controllers.history import History
 from kubesched.cluster.controllers.statefulset import StatefulSetController
 
 
-def storage_controllers(reg: Registry, pods: Informer, *, workers: int = 1
+def storage_controllers(reg: Registry, pods: Informer, *, workers: int = 1, history: History | None = None
                         ) -> tuple[list[Informer], list[Controller[Any]]]:
     """New informers (not started) and the controllers over them; ``pods`` is the
     manager's pod informer (indexed by namespace)."""
@@ -37,7 +38,7 @@ def storage_controllers(reg: Registry, pods: Informer, *, workers: int = 1
         Provisioner(reg, pvcs, classes, nodes, csinodes, EventRecorder(reg, "csi-provisioner-simulated")),
         EphemeralVolumeController(reg, pods, pvcs, EventRecorder(reg, "ephemeral_volume")),
         StatefulSetController(reg, sets, pods, pvcs, EventRecorder(reg, "statefulset-controller"),
-                              workers=workers),
+                              workers=workers, history=history),
         ProtectionController(reg, pvcs, pvs, pods),
     ]
     return [pvs, pvcs, classes, nodes, csinodes, sets], controllers

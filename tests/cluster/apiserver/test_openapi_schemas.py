@@ -72,16 +72,23 @@ def test_unknown_fields_of_described_structs() -> None:
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"any": "x"}, "bogus": 1},
            "spec": {"foo": 1, "containers": [{"name": "c", "bar": 2, "resources": {"requests": {"cpu": "1"}}}],
                     "affinity": {"nodeAffinity": {"whatever": 1}}}}
-    # labels are a map (any key), affinity internals are not described field by field (open)
-    assert unknown_fields(pod, POD_DEF) == ["metadata.bogus", "spec.foo", "spec.containers[0].bar"]
+    # labels are a map (any key); affinity is described field by field (NodeAffinity has no "whatever")
+    assert unknown_fields(pod, POD_DEF) == ["metadata.bogus", "spec.foo", "spec.containers[0].bar",
+                                            "spec.affinity.nodeAffinity.whatever"]
     # server-side apply names list items by their keys (structured-merge-diff's path format)
-    assert unknown_fields(pod, POD_DEF, keyed=True) == ["metadata.bogus", "spec.foo", 'spec.containers[name="c"].bar']
+    assert unknown_fields(pod, POD_DEF, keyed=True) == ["metadata.bogus", "spec.foo", 'spec.containers[name="c"].bar',
+                                                        "spec.affinity.nodeAffinity.whatever"]
 
 
 def test_open_kinds_report_nothing() -> None:
+    """A kind not described field by field (scheduler-plugins' PodGroup CRD) is open under
+    metadata; Services are described (core/v1 ServiceSpec has no "anything")."""
+    pg = definition_for("scheduling.x-k8s.io", "v1alpha1", "PodGroup")
+    assert unknown_fields({"spec": {"anything": 1}, "metadata": {"name": "s"}}, pg) == []
+    assert unknown_fields({"spec": {}, "metadata": {"nope": 1}}, pg) == ["metadata.nope"]
     svc = definition_for("", "v1", "Service")
-    assert unknown_fields({"spec": {"anything": 1}, "metadata": {"name": "s"}}, svc) == []
-    assert unknown_fields({"spec": {}, "metadata": {"nope": 1}}, svc) == ["metadata.nope"]
+    assert unknown_fields({"spec": {"anything": 1, "ports": [{"port": 80, "bogus": 1}]}}, svc) == [
+        "spec.anything", "spec.ports[0].bogus"]
 
 
 def test_check_modes() -> None:

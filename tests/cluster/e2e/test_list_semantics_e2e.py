@@ -7,10 +7,12 @@ first page while the collection changes, ``resourceVersionMatch=Exact``, and
 
 from __future__ import annotations
 
+import json
+import urllib.error
 import urllib.parse
 
 import pytest
-from serve_harness import Server, pod_manifest
+from serve_harness import Server, eventually, pod_manifest
 
 pytestmark = pytest.mark.slow
 
@@ -87,8 +89,9 @@ def _raw_get(server: Server, path: str, accept: str) -> tuple[str, bytes]:
 
 
 def test_protobuf_responses_when_asked_first(server: Server) -> None:
-    """client-go's default Accept; a Lease (every field in the table) comes back as protobuf
-    that decodes to the JSON form; a Pod with a status (outside the table) comes back as JSON."""
+    """client-go's default Accept; a Lease and a Pod (every field in the table) come back as
+    protobuf that decodes to the JSON form; a Deployment with a status (outside the table)
+    comes back as JSON, or 406 NotAcceptable when the client accepts protobuf only."""
     from kubesched.cluster.apiserver import protobuf
 
     accept = "application/vnd.kubernetes.protobuf, application/json"
@@ -103,7 +106,23 @@ def test_protobuf_responses_when_asked_first(server: Server) -> None:
     assert ctype == "application/vnd.kubernetes.protobuf" and b"\tLeaseList" in body[:60]
     assert server.request("POST", "/api/v1/namespaces/default/pods", pod_manifest("pb-pod"))[0] == 201
     ctype, body = _raw_get(server, "/api/v1/namespaces/default/pods/pb-pod", accept)
+    _, as_json = server.request("GET", "/api/v1/namespaces/default/pods/pb-pod")
+    assert ctype == "application/vnd.kubernetes.protobuf" and protobuf.decode(body) == as_json
+    deploy = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "pb-deploy"},
+              "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "pb"}},
+                       "template": {"metadata": {"labels": {"app": "pb"}},
+                                    "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}}
+    assert server.request("POST", "/apis/apps/v1/namespaces/default/deployments", deploy)[0] == 201
+    path = "/apis/apps/v1/namespaces/default/deployments/pb-deploy"
+    eventually(lambda: server.request("GET", path)[1].get("status") or None)
+    ctype, body = _raw_get(server, path, accept)
     assert ctype == "application/json" and body.startswith(b"{")
+    with pytest.raises(urllib.error.HTTPError) as err:
+        _raw_get(server, path, "application/vnd.kubernetes.protobuf")
+    assert err.value.code == 406
+    status = json.loads(err.value.read())
+    assert status["reason"] == "NotAcceptable"
+    assert status["message"] == "only the following media types are accepted: application/json, application/yaml"
 
 
 def test_kubectl_describe_decodes_our_protobuf(server: Server) -> None:

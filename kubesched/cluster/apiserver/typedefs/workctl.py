@@ -1,8 +1,8 @@
 """Secrets, ServiceAccounts and batch/v1 Jobs described field by field, so ``kubectl explain``
 shows their real fields (not a free-form spec a Secret does not have) and ``fieldValidation``
 flags unknown ones. Field names, types, required fields and list semantics are upstream's
-(``core/v1`` and ``batch/v1`` types); descriptions are ours. CronJobs, DaemonSets and
-StatefulSets keep the generic definition (metadata plus free-form spec and status)."""
+(``core/v1`` and ``batch/v1`` types); descriptions are ours. CronJobs, DaemonSets,
+StatefulSets and the other kinds come from the compact tables (:mod:`.compact`)."""
 
 from __future__ import annotations
 
