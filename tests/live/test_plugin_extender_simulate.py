@@ -24,57 +24,21 @@ Two upstream rules make the runs differ on purpose, so they are set aside:
 from __future__ import annotations
 
 import dataclasses
-import os
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from extender_harness import PLUGINS, start_extender
 
 from kubesched.api.decode import load_manifests
 from kubesched.config import load_config
 from kubesched.sim.driver import Simulation
 
 HERE = Path(__file__).parent
-PLUGINS = HERE / "plugins"
 CONFIGS = HERE / "extender_configs"
 CASES = sorted((HERE.parent / "fidelity" / "cases").glob("*.yaml"))
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_extender(config: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
-    """A ``kubesched extender`` process serving ``config`` on a free loopback port, healthy."""
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(PLUGINS)}
-    proc = subprocess.Popen([sys.executable, "-m", "kubesched.cli.main", "extender", "--config", str(config),
-                             "--port", str(port), *extra], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    scheme = "https" if "--tls-cert-file" in extra else "http"
-    url = f"{scheme}://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while scheme == "http":
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=2) as r:
-                if r.read() == b"ok":
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError(f"kubesched extender did not start (exit {proc.poll()})")
-        time.sleep(0.1)
-    return proc, url
 
 
 @pytest.fixture(scope="module")
