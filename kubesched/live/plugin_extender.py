@@ -194,7 +194,9 @@ class PluginExtender:
         try:
             with self.sched.lock:
                 kept = self._filter(args, failed, unresolvable)
-        except (ArgsError, EvalError) as exc:
+        except ArgsError as exc:
+            return filter_result(None, None, {}, {}, f"filter: {exc}")
+        except EvalError as exc:
             return filter_result(None, None, {}, {}, str(exc))
         if args.nodes is None:
             return filter_result(None, kept, failed, unresolvable, "")
