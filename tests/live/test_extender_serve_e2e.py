@@ -63,7 +63,7 @@ def test_pods_go_where_the_served_plugin_says_and_a_down_extender_fails_as_upstr
     server = spawn("--nodes", "3", *SCHEDULER_ONLY, "--config",
                    str(_config(tmp_path, port, nodeCacheCapable=True, bindVerb="bind")))
     _label(server)
-    proc, url = start_extender(CONFIGS / "label-guard-only.yaml", "--kubeconfig", str(server.kubeconfig),
+    proc, url = start_extender(CONFIGS / "label-guard-fit.yaml", "--kubeconfig", str(server.kubeconfig),
                                port=port)
     try:
         # hand computation: the extender's score s = rank % 11 counts s × 5 × 10 in the total,
@@ -80,6 +80,7 @@ def test_pods_go_where_the_served_plugin_says_and_a_down_extender_fails_as_upstr
         # the extender bound both (bindVerb), and was asked to filter and prioritize each
         for verb in ("filter", "prioritize", "bind"):
             assert f'kubesched_extender_requests_total{{code="200",verb="{verb}"}} 2.0' in metrics, verb
+        _cache_sees_the_pods(server, url)
     finally:
         proc.terminate()
         proc.wait(10)
@@ -89,6 +90,29 @@ def test_pods_go_where_the_served_plugin_says_and_a_down_extender_fails_as_upstr
     assert cond["status"] == "False" and cond["reason"] == "SchedulerError"
     assert cond["message"] == f'Post "http://127.0.0.1:{port}/filter": connect: connection refused'
     assert not _pods(server)["late"]["spec"].get("nodeName")
+
+
+def _cache_sees_the_pods(server: Server, url: str) -> None:
+    """The cache has the bound pods: a pod asking 7995m cpu of 8 fits only on node-02, the
+    one without a 10m pod (NodeResourcesFit's reason). A full Node the cache does not know
+    is evaluated from the request's object (no pods)."""
+    big = pod_manifest("big", cpu="7995m")
+    big["metadata"]["namespace"] = "default"
+    res = _post(f"{url}/filter", {"Pod": big, "Nodes": None, "NodeNames": ["node-01", "node-02", "node-03"]})
+    assert res == {"Nodes": None, "NodeNames": ["node-02"], "FailedAndUnresolvableNodes": {}, "Error": "",
+                   "FailedNodes": {"node-01": "Insufficient cpu", "node-03": "Insufficient cpu"}}
+    nodes = json.loads(server.kubectl("get", "nodes", "-o", "json").stdout)["items"]
+    ghost = json.loads(json.dumps(nodes[0]))
+    ghost["metadata"] = {"name": "ghost", "labels": {"rank": "1"}}
+    res = _post(f"{url}/filter", {"Pod": big, "Nodes": {"items": [*nodes, ghost]}, "NodeNames": None})
+    assert [n["metadata"]["name"] for n in res["Nodes"]["items"]] == ["node-02", "ghost"]
+    assert res["FailedNodes"] == {"node-01": "Insufficient cpu", "node-03": "Insufficient cpu"}
+
+
+def _post(url: str, body: Any) -> Any:
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST")
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())
 
 
 def test_an_ignorable_extender_that_is_down_is_skipped(spawn: Callable[..., Server], tmp_path: Path) -> None:
