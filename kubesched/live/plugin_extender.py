@@ -97,7 +97,9 @@ def decode_args(body: Any) -> Args:
         raise ArgsError(f"ExtenderArgs.Pod: {exc}") from None
     node_list = _get(body, "Nodes")
     if node_list is not None:
-        items = _get(node_list, "items") if isinstance(node_list, dict) else None
+        if not isinstance(node_list, dict):
+            raise ArgsError("ExtenderArgs.Nodes: expected a v1.NodeList object")
+        items = _get(node_list, "items")
         if not isinstance(items, list) and items is not None:
             raise ArgsError("ExtenderArgs.Nodes.items: expected an array of v1.Node")
         nodes, raws, seen = [], [], set()

@@ -112,10 +112,11 @@ def test_scale(total: int, weights: int, want: int) -> None:
     ({"Nodes": None}, "ExtenderArgs.Pod: expected a v1.Pod object"),
     ({"Pod": pod()}, "ExtenderArgs: neither Nodes nor NodeNames is set"),
     ({"Pod": pod(), "NodeNames": [1]}, "ExtenderArgs.NodeNames: expected an array of strings"),
+    ({"Pod": pod(), "Nodes": [node("a")]}, "ExtenderArgs.Nodes: expected a v1.NodeList object"),
     ({"Pod": pod(), "Nodes": {"items": [{"metadata": {}}]}}, "ExtenderArgs.Nodes.items[0]: metadata.name: Required value"),
     ({"Pod": pod(), "NodeNames": ["a"]}, "ExtenderArgs.NodeNames: this extender has no node cache (start it with "
                                          "--kubeconfig), so the caller must send full Nodes (nodeCacheCapable: false)"),
-], ids=["not-object", "no-pod", "no-nodes", "bad-names", "nameless-node", "names-without-cache"])
+], ids=["not-object", "no-pod", "no-nodes", "bad-names", "nodes-not-list-object", "nameless-node", "names-without-cache"])
 def test_bad_args_over_http(served: str, body: Any, error: str) -> None:
     status, res = post(f"{served}/filter", body)
     assert status == 200 and res["Error"].startswith("filter: ") and error in res["Error"] and res["Nodes"] is None
