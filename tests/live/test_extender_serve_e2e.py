@@ -1,4 +1,5 @@
-"""``kubesched serve`` with an extender, end to end: real processes, real kubectl.
+"""``kubesched serve`` and ``kubesched run`` with an extender, end to end: real processes,
+real kubectl.
 
 A real ``kubesched extender`` serves LabelGuard (tests/live/plugins/label_guard.py) with a
 node and pod cache fed from the server through its kubeconfig; the server's scheduler calls
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 from extender_harness import free_port, start_extender
-from live_harness import eventually
+from live_harness import RunProcess, eventually, write_config
 from serve_harness import Server, pod_manifest
 
 pytestmark = pytest.mark.slow
@@ -123,3 +124,28 @@ def test_an_ignorable_extender_that_is_down_is_skipped(spawn: Callable[..., Serv
     got = eventually(lambda: (p := _pods(server)) and p["web"]["spec"].get("nodeName") and p, timeout=60)
     # LabelGuard is not asked: with default scores alone the nodes tie, and hdd node-01 is allowed
     assert got["web"]["spec"]["nodeName"] in LABELS
+
+
+def test_run_with_a_served_plugin_as_extender(spawn: Callable[..., Server], tmp_path: Path) -> None:
+    """``kubesched run`` against a server without its own scheduler, calling the extender
+    (names only, its cache fed by the same server); the default binder binds."""
+    port = free_port()
+    server = spawn("--nodes", "3", *SCHEDULER_ONLY, "--no-scheduler")
+    _label(server)
+    proc, _ = start_extender(CONFIGS / "label-guard-only.yaml", "--kubeconfig", str(server.kubeconfig), port=port)
+    config = write_config(tmp_path / "run.yaml", leaderElect=False)
+    config.write_text(config.read_text() + yaml.safe_dump(
+        {"extenders": [{"urlPrefix": f"http://127.0.0.1:{port}", "filterVerb": "filter",
+                        "prioritizeVerb": "prioritize", "weight": 5, "nodeCacheCapable": True}]}))
+    run = RunProcess(server, config, "only", tmp_path)
+    try:
+        run.wait_for("kubesched scheduler running", timeout=60)
+        _create(server, "web", tier="frontend")  # as in the serve test: node-03 (450 is hdd node-01's)
+        _create(server, "api", tier="backend")
+        got = eventually(lambda: (p := _pods(server)) and all(p[n]["spec"].get("nodeName") for n in ("web", "api"))
+                         and p, timeout=60)
+        assert (got["web"]["spec"]["nodeName"], got["api"]["spec"]["nodeName"]) == ("node-03", "node-01")
+    finally:
+        run.stop()
+        proc.terminate()
+        proc.wait(10)
