@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     from kubesched.cli import run as run_cmd
 
     run_cmd.add_parser(sub)
+    from kubesched.cli import extender
+
+    extender.add_parser(sub)
     return parser
 
 
@@ -86,6 +89,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from kubesched.cli import run as run_cmd
 
             return run_cmd.run(args)
+        if args.command == "extender":
+            from kubesched.cli import extender
+
+            return extender.run(args)
     except KubeschedError as exc:
         print(f"kubesched: error: {exc}", file=sys.stderr)
         return 2

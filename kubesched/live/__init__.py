@@ -9,6 +9,9 @@ the API.
     replica.py    Replica: what ``kubesched run`` runs: a LiveScheduler, leader election
                   (kubesched.cluster.kube.leaderelection), the endpoints
     endpoints.py  /healthz, /livez, /readyz, /metrics, /debug/explain on uvicorn
+    plugin_extender.py  PluginExtender: a profile's Filter/Score plugins answering
+                  extender/v1 filter and prioritize (``kubesched extender``)
+    extender_http.py    ExtenderServer: its HTTP verbs, /healthz, /metrics, TLS
 """
 
 from kubesched.live.component import SchedulerComponent
