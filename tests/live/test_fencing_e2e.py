@@ -145,7 +145,10 @@ def test_a_stopped_leader_thawed_after_losing_its_lease_writes_nothing(spawn: Ca
             eventually(lambda: all(watch.seen[p["metadata"]["uid"]] == [p["spec"]["nodeName"]]
                                    for p in pods.values() if p["spec"].get("nodeName")))
             assert bindings_sent(leader.log_path, offset) == [], rnd  # thawed, it sent no binding
-            assert leader.metric("leader_election_master_status") == 0
+            # its gauge says whether it leads now: 0, unless a loaded machine made the standby miss its
+            # renewDeadline and the thawed replica took the lease back (then it is the leader, legitimately)
+            eventually(lambda: leader.metric("leader_election_master_status")
+                       == (1 if holder(server) == leader.identity else 0))
             # metrics survive the lost lease (the scheduler behind them was rebuilt)
             assert leader.metric("scheduler_schedule_attempts_total", result="scheduled") >= scheduled
             # the next round starts from an empty cluster
