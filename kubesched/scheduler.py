@@ -4,7 +4,8 @@ Mirrors upstream ``schedule_one.go``: ``schedule_pod`` (PreFilter, Filter with
 ``percentageOfNodesToScore`` and the rotating start index, PreScore, Score, select host),
 the FitError message, PostFilter (preemption) on failure, then assume, Reserve, Permit and
 the binding cycle. The core does no I/O: decisions leave through the ``ClusterSink``.
-An :class:`Attempt` records what the cycle saw, for ``--explain`` and the timeline.
+An :class:`Attempt` (:mod:`kubesched.explanation`) records what the cycle saw, for
+``explain`` and the timeline.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -33,6 +34,12 @@ from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Code, Status
 from kubesched.framework.storage import NoStorage, StorageLister, StorageWriter
 from kubesched.framework.waiting import WaitingPod, WaitingPods
+from kubesched.explanation import Attempt as Attempt  # re-exported: the type every layer above uses
+from kubesched.explanation import (
+    REASON_NO_SCORE, REASON_NOMINATED, REASON_SAMPLING, SKIP_NOMINATED, SKIP_SINGLE, ScoreDetail,
+    explain_preemption, record_filter,
+)
+from kubesched.plugins.preemption.evaluator import EXPLANATION
 from kubesched.queue.clusterevents import EVENT_ASSIGNED_POD_DELETE
 from kubesched.queue.scheduling_queue import SchedulingQueue
 
@@ -82,33 +89,6 @@ class _FilterError(Exception):
     def __init__(self, message: str, statuses: Callable[[], dict[str, Status]]) -> None:
         super().__init__(message)
         self.statuses = statuses
-
-
-@dataclass
-class Attempt:
-    """One scheduling attempt of one pod, as ``--explain`` shows it."""
-
-    time: float = 0.0
-    filter: dict[str, Any] = field(default_factory=dict)
-    scores: dict[str, dict[str, int]] = field(default_factory=dict)
-    totals: dict[str, int] = field(default_factory=dict)
-    best: list[str] = field(default_factory=list)
-    chosen: str | None = None
-    message: str | None = None
-    nominated_node: str | None = None
-    victims: list[str] = field(default_factory=list)
-    result: str = "Unschedulable"  # Scheduled | Unschedulable | Error
-    victim_pods: list[Pod] = field(default_factory=list)
-    nomination_cleared: bool = False
-    unschedulable_plugins: set[str] = field(default_factory=set)
-    extender_seconds: dict[str, float] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"time": self.time, "filter": self.filter, "scores": self.scores,
-                "totals": self.totals, "best": self.best, "chosen": self.chosen,
-                "message": self.message, "nominatedNode": self.nominated_node,
-                "victims": self.victims, "result": self.result,
-                **({"extenderSeconds": self.extender_seconds} if self.extender_seconds else {})}
 
 
 class ProfileHandle:
@@ -242,7 +222,7 @@ class Scheduler:
         self.cache.update_snapshot(self.snapshot)
         state = CycleState()
         state.write(PODS_TO_ACTIVATE, {})
-        att = Attempt(time=self.now())
+        att = Attempt(time=self.now(), profile=pod.scheduler_name)
         observer = self.algorithm_observer
         if observer is None:
             chosen = self._schedule_pod(fw, state, pod, att)
@@ -263,11 +243,12 @@ class Scheduler:
         self._assume_and_bind(fw, state, qpi, chosen, att)
         return att
 
-    def _filter(self, fw: Framework, state: CycleState, pod: Pod, idx: np.ndarray,
+    def _filter(self, fw: Framework, state: CycleState, pod: Pod, idx: np.ndarray, att: Attempt,
                 ) -> tuple[np.ndarray, Callable[[], dict[str, Status]], int] | Status:
         """Filter rows ``idx`` from the rotating start; returns (feasible rows in visiting
         order, a function giving the statuses of the rejected visited nodes — built only
-        when a diagnosis is needed —, number of nodes processed), or a plugin's Error."""
+        when a diagnosis is needed —, number of nodes processed), or a plugin's Error.
+        With explain, the rows upstream would not have visited are left in ``att.evaluation``."""
         table = self.snapshot.table
         n = idx.size
         if n == 0:
@@ -287,6 +268,10 @@ class Scheduler:
             last = feasible[to_find - 1]
             processed = int(np.nonzero(order == last)[0][0]) + 1
             feasible = feasible[:to_find]
+            if self.explain:
+                why = REASON_SAMPLING if fw.has_score_plugins else REASON_NO_SCORE
+                att.evaluation = {"skipped": [table.names[i] for i in order[processed:].tolist()],
+                                  "reason": why.format(found=to_find, processed=processed, total=n)}
 
         err = next((st for st in out.statuses.values() if st.code == Code.Error), None)
         if err is not None:  # upstream: a Filter error aborts the attempt (findNodesThatPassFilters)
@@ -348,11 +333,14 @@ class Scheduler:
                 absent = Status(Code.UnschedulableAndUnresolvable,
                                 (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(with_nodes))}]",))
                 att.unschedulable_plugins |= with_nodes
-            if nominated_row is not None and not self.explain:
+            if nominated_row is not None:  # upstream evaluateNominatedNode: no other node is visited
                 feasible = np.array([nominated_row], np.intp)
+                if self.explain:
+                    att.evaluation = {"skipped": [n for n in table.names if n != nnn],
+                                      "reason": REASON_NOMINATED.format(node=nnn)}
             else:
                 try:
-                    filtered = self._filter(fw, state, pod, idx)
+                    filtered = self._filter(fw, state, pod, idx, att)
                 except _FilterError as exc:
                     if self.explain:
                         self._record_filter(att, exc.statuses(), absent, absent_names, table.names)
@@ -364,7 +352,7 @@ class Scheduler:
                 feasible, lazy_statuses, processed = filtered
                 if self.explain or feasible.size == 0 or self.extenders:
                     statuses = lazy_statuses()
-                if self.extenders and feasible.size and (nominated_row is None or not self.explain):
+                if self.extenders and feasible.size:
                     try:
                         infos = run_extender_filters(self.extenders, pod, [table.infos[i] for i in feasible.tolist()],
                                                      statuses, att.extender_seconds)
@@ -379,42 +367,31 @@ class Scheduler:
                     feasible = np.array([table.index[ni.name] for ni in infos], np.intp)
                     if any(ni is not table.infos[i] for ni, i in zip(infos, feasible.tolist())):
                         scored_infos = infos
-                if nominated_row is None:
-                    self.next_start_node_index = (self.next_start_node_index + processed) % num_all
+                self.next_start_node_index = (self.next_start_node_index + processed) % num_all
         if self.explain:
             self._record_filter(att, statuses, absent, absent_names, table.names)
         if feasible.size == 0:
             self._fit_error(fw, state, pod, att, statuses, absent, absent_names, pre_msg, num_all)
             return None
-        fixed: str | None = None
-        if nominated_row is not None:
-            fixed = table.names[nominated_row]
-        elif feasible.size == 1:
-            fixed = table.names[int(feasible[0])]
-        if fixed is not None and not self.explain:
-            att.chosen = fixed
-            return fixed
-        chosen = self._prioritize(fw, state, pod, feasible, att, scored_infos, fixed is None)
+        if nominated_row is not None or feasible.size == 1:  # upstream: selected without scoring
+            att.chosen = table.names[nominated_row if nominated_row is not None else int(feasible[0])]
+            if self.explain:
+                att.score_skipped = SKIP_NOMINATED if nominated_row is not None else SKIP_SINGLE
+                att.best = [att.chosen]
+            return att.chosen
+        chosen = self._prioritize(fw, state, pod, feasible, att, scored_infos)
         if chosen is None:
             return None
-        att.chosen = fixed or chosen
-        return att.chosen
+        att.chosen = chosen
+        return chosen
 
     def _record_filter(self, att: Attempt, statuses: Mapping[str, Status], absent: Status | None,
                        absent_names: Sequence[str], names: Sequence[str]) -> None:
-        absent_set = set(absent_names)
-        for name in names:
-            st = statuses.get(name)
-            if st is not None:
-                att.filter[name] = st.to_json()
-            elif name in absent_set and absent is not None:
-                att.filter[name] = absent.to_json()
-            else:
-                att.filter[name] = "ok"
+        ev = att.evaluation or {}
+        record_filter(att, statuses, absent, absent_names, names, ev.get("skipped", ()), ev.get("reason"))
 
     def _prioritize(self, fw: Framework, state: CycleState, pod: Pod, rows: np.ndarray,
-                    att: Attempt, scored_infos: list[NodeInfo] | None = None,
-                    call_extenders: bool = True) -> str | None:
+                    att: Attempt, scored_infos: list[NodeInfo] | None = None) -> str | None:
         """``scored_infos``: the NodeInfos an extender returned (nodeCacheCapable false,
         no pods): upstream scores those, not the snapshot's."""
         table = self.snapshot.table
@@ -436,12 +413,17 @@ class Scheduler:
             if not st.success:
                 att.result, att.message = "Error", st.message
                 return None
-            res = fw.run_score(state, pod, score_table, score_rows)
+            detail: dict[str, tuple[np.ndarray, np.ndarray]] | None = {} if self.explain else None
+            res = fw.run_score(state, pod, score_table, score_rows, detail)
             if isinstance(res, Status):
                 att.result, att.message = "Error", res.message
                 return None
             per_plugin, totals = res
-        if self.extenders and call_extenders:
+            if detail is not None:
+                att.score_detail = ScoreDetail(names, {p: r for p, (r, _) in detail.items()},
+                                               {p: v for p, (_, v) in detail.items()},
+                                               {p: fw.weights[p] for p in detail})
+        if self.extenders:
             nodes = [ni.node for ni in (scored_infos or [table.infos[i] for i in rows.tolist()])
                      if ni.node is not None]
             per_ext = run_extender_prioritize(self.extenders, pod, nodes, att.extender_seconds)
@@ -484,6 +466,9 @@ class Scheduler:
             post_msg = pst.message
             if pst.code == Code.Error:
                 log.info("PostFilter failed for %s: %s", pod.key, pst.message)
+            if self.explain:
+                att.preemption = explain_preemption(state.get(EXPLANATION), result.nominated_node_name
+                                                    if result is not None else None, self.tie_break_by_name)
             if result is not None and result.nominated_node_name:
                 att.nominated_node = result.nominated_node_name
                 att.victim_pods = list(result.victims)

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from kubesched.scheduler import Attempt
+from kubesched.explanation import NOT_EVALUATED, Attempt
 from kubesched.sim.driver import PodOutcome, Simulation
 
 SHORT = {"NodeResourcesFit": "Fit", "NodeResourcesBalancedAllocation": "Balanced",
@@ -68,41 +68,89 @@ def print_simulation(sim: Simulation) -> None:
 def _verdict(v: Any) -> tuple[str, str]:
     if v == "ok":
         return "[green]ok[/]", ""
+    if v == NOT_EVALUATED:
+        return "[dim]not evaluated[/]", ""
     reasons = "; ".join(v["reasons"]) + (f" ({v['detail']})" if v.get("detail") else "")
     return f"[red]{escape(v['plugin'] or 'PreFilter')}[/] ({v['code']})", escape(reasons)
 
 
-def print_attempt(con: Console, i: int, att: Attempt, at: str | None = None) -> None:
-    """``at``: when, as shown (default: the simulation's ``t=...s``)."""
-    con.print(f"[bold]attempt {i + 1}[/] at {at or f't={att.time:g}s'}: {_status(att.result)}"
-              + (f" on [bold]{att.chosen}[/]" if att.chosen else ""))
+def print_attempt(con: Console, i: int, att: Attempt | dict[str, Any], at: str | None = None) -> None:
+    """One attempt (an :class:`Attempt` or its JSON document, as ``/debug/explain`` serves it);
+    ``at``: when, as shown (default: the simulation's ``t=...s``)."""
+    doc = att.to_json() if isinstance(att, Attempt) else att
+    chosen, result = doc.get("chosen"), str(doc.get("result"))
+    when = at or f"t={float(doc.get('time') or 0):g}s"
+    con.print(f"[bold]attempt {i + 1}[/] at {when}: {_status(result)}"
+              + (f" on [bold]{escape(chosen)}[/]" if chosen else ""))
+    _print_filter(con, doc)
+    scores, totals = doc.get("scores") or {}, doc.get("totals") or {}
+    if scores:
+        _print_scores(con, doc, scores, totals, chosen)
+    if doc.get("scoreSkipped"):
+        con.print(f"score: skipped ({escape(doc['scoreSkipped'])})")
+    if doc.get("message"):
+        con.print(f"[red]message:[/] {escape(doc['message'])}")
+    if doc.get("nominatedNode"):
+        con.print(f"preemption: nominated [bold]{escape(doc['nominatedNode'])}[/], "
+                  f"victims: {escape(', '.join(doc.get('victims') or []))}")
+    if doc.get("preemption"):
+        _print_preemption(con, doc["preemption"])
+
+
+def _print_filter(con: Console, doc: dict[str, Any]) -> None:
     ft = Table(title="Filter", title_justify="left")
     ft.add_column("NODE")
     ft.add_column("VERDICT")
     ft.add_column("REASONS", overflow="fold")
-    for node, v in att.filter.items():
+    for node, v in (doc.get("filter") or {}).items():
         verdict, reasons = _verdict(v)
         ft.add_row(escape(node), verdict, reasons)
     con.print(ft)
-    if att.scores:
-        plugins = sorted({p for s in att.scores.values() for p in s})
-        st = Table(title="Score (weighted, after normalisation)", title_justify="left")
-        st.add_column("NODE")
+    ev = doc.get("evaluation") or {}
+    if ev.get("notEvaluated"):
+        con.print(f"not evaluated: {ev['notEvaluated']} of {ev['nodes']} node(s): {escape(str(ev.get('reason')))}")
+
+
+def _print_scores(con: Console, doc: dict[str, Any], scores: dict[str, dict[str, int]],
+                  totals: dict[str, int], chosen: str | None) -> None:
+    raw, norm = doc.get("rawScores") or {}, doc.get("normalizedScores") or {}
+    plugins = sorted({p for s in scores.values() for p in s})
+    st = Table(title="Score (weighted, after normalisation; raw/normalised in brackets)"
+               if raw else "Score (weighted, after normalisation)", title_justify="left")
+    st.add_column("NODE")
+    for p in plugins:
+        st.add_column(SHORT.get(p, p), justify="right", overflow="fold")
+    st.add_column("TOTAL", justify="right")
+    for node in sorted(totals, key=lambda n: (-totals[n], n)):
+        mark = " *" if node == chosen else ""
+        cells = []
         for p in plugins:
-            st.add_column(SHORT.get(p, p), justify="right", overflow="fold")
-        st.add_column("TOTAL", justify="right")
-        for node in sorted(att.totals, key=lambda n: (-att.totals[n], n)):
-            mark = " *" if node == att.chosen else ""
-            st.add_row(escape(node) + mark, *[str(att.scores[node].get(p, "")) for p in plugins],
-                       str(att.totals[node]))
-        con.print(st)
-        legend = [f"{SHORT[p]}={p}" for p in plugins if p in SHORT]
-        if legend:
-            con.print("[dim]" + ", ".join(legend) + "[/]")
-    if att.message:
-        con.print(f"[red]message:[/] {escape(att.message)}")
-    if att.nominated_node:
-        con.print(f"preemption: nominated [bold]{att.nominated_node}[/], victims: {escape(', '.join(att.victims))}")
+            cell = str(scores[node].get(p, ""))
+            if p in raw.get(node, {}):
+                cell += f" ({raw[node][p]}/{norm.get(node, {}).get(p, '')})"
+            cells.append(cell)
+        st.add_row(escape(node) + mark, *cells, str(totals[node]))
+    con.print(st)
+    legend = [f"{SHORT[p]}={p}" for p in plugins if p in SHORT]
+    weights = doc.get("weights") or {}
+    if weights:
+        legend.append("weights " + " ".join(f"{SHORT.get(p, p)}={w}" for p, w in sorted(weights.items())))
+    if legend:
+        con.print("[dim]" + escape(", ".join(legend)) + "[/]")
+
+
+def _print_preemption(con: Console, pre: dict[str, Any]) -> None:
+    if not pre.get("candidates"):
+        return
+    t = Table(title="Preemption candidates", title_justify="left")
+    for col in ("NODE", "PDB VIOL.", "TOP VICTIM PRIO", "PRIO SUM", "VICTIMS"):
+        t.add_column(col, overflow="fold")
+    for c in pre["candidates"]:
+        mark = " *" if c["node"] == pre.get("chosen") else ""
+        t.add_row(escape(c["node"]) + mark, str(c["pdbViolations"]), str(c["highestVictimPriority"]),
+                  str(c["victimPrioritySum"]), escape(", ".join(c["victims"])))
+    con.print(t)
+    con.print(f"chosen: {escape(str(pre.get('chosen')))}, decided by: {escape(str(pre.get('decidedBy')))}")
 
 
 def print_explanation(out: PodOutcome) -> None:

@@ -395,8 +395,10 @@ class Framework:
 
     @timed_point("Score")
     def run_score(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray,
+                  detail: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
                   ) -> tuple[dict[str, np.ndarray], np.ndarray] | Status:
-        """Weighted, normalised score per plugin over rows ``idx``, and the totals."""
+        """Weighted, normalised score per plugin over rows ``idx``, and the totals.
+        ``detail`` (explain): filled with each plugin's (raw, normalised) scores."""
         per_plugin: dict[str, np.ndarray] = {}
         totals = np.zeros(idx.size, np.int64)
         names = RowNames(table.names, idx)
@@ -417,6 +419,7 @@ class Framework:
                         return _score_error("running Score plugins", s, pl.name)
                     vals.append(s)
                 scores = np.array(vals, dtype=np.int64)
+            raw = scores.copy() if detail is not None else scores
             if pl.name in self._normalizes:  # the ScoreExtensions protocol
                 st = as_status(_call(pl, "NormalizeScore", pl.normalize_score, state, pod, names, scores),
                                "normalize_score", pl.name)
@@ -427,6 +430,8 @@ class Framework:
                 return _error(f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an '
                               f"invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, "
                               f"{MAX_NODE_SCORE}] after normalizing", pl.name)
+            if detail is not None:
+                detail[pl.name] = (raw, scores)
             weighted = scores * self.weights[pl.name]
             per_plugin[pl.name] = weighted
             totals += weighted
