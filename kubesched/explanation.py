@@ -7,9 +7,12 @@ dictionaries of raw and normalised scores are built only when a document is aske
 Per node, an attempt says ``ok`` (passed every Filter), the first failing plugin with its code
 and reasons, or ``not evaluated`` with the reason, as upstream ``schedule_one.go`` leaves nodes
 unvisited: ``percentageOfNodesToScore`` stopped the search once enough feasible nodes were
-found (``numFeasibleNodesToFind``), a profile without Score plugins stops at the first feasible
-node, and the nominated-node fast path (``evaluateNominatedNode``) looks at that node only. With
-exactly one feasible node upstream skips scoring; the attempt says so (``scoreSkipped``).
+found (``numFeasibleNodesToFind``), or a profile without Score plugins stopped at the first
+feasible node. Two fast paths are explained in full but marked: when the nominated node passes
+(``evaluateNominatedNode``) upstream looks at no other node, and with one feasible node (or the
+nominated one) it skips scoring; the other nodes' verdicts and the scores are still computed,
+as the fidelity corpora (``tests/fidelity*/UPSTREAM_README.md``) require of a complete
+explanation, and ``evaluation.upstreamEvaluatedOnly`` / ``scoreSkipped`` say what upstream skipped.
 
 For preemption, the candidates the dry run found, their victims, and which of upstream's
 ordered criteria (``pickOneNodeForPreemption``) chose the nominated node.
@@ -33,9 +36,11 @@ REASON_SAMPLING = ("percentageOfNodesToScore: the search stopped after {found} f
                    "(numFeasibleNodesToFind) with {processed} of {total} node(s) visited")
 REASON_NO_SCORE = ("the profile has no Score plugins: the search stopped at the first feasible node "
                    "({processed} of {total} node(s) visited)")
-REASON_NOMINATED = "nominated node fast path: the nominated node {node} passed every Filter; no other node was evaluated"
-SKIP_SINGLE = "only one feasible node: upstream selects it without scoring"
-SKIP_NOMINATED = "nominated node fast path: upstream selects the nominated node without scoring"
+REASON_NOMINATED = ("nominated node fast path: the nominated node {node} passed every Filter, so upstream "
+                    "evaluated no other node; their verdicts are computed for this explanation only")
+SKIP_SINGLE = "only one feasible node: upstream selects it without scoring; the scores are for this explanation"
+SKIP_NOMINATED = ("nominated node fast path: upstream selects the nominated node without scoring; "
+                  "the scores are for this explanation")
 
 # upstream pickOneNodeForPreemption's criteria, in order (preemption/preemption.go)
 CRITERIA = ("fewest PDB violations", "lowest highest-priority victim", "smallest sum of victim priorities",
@@ -95,8 +100,9 @@ class Attempt:
             doc["profile"] = self.profile
         if self.evaluation is not None:
             doc["evaluation"] = self.evaluation
-        if self.score_skipped:
+        if self.score_skipped:  # upstream chose without scoring; the scores are for the explanation
             doc["scoreSkipped"] = self.score_skipped
+            doc["upstreamSkipsScoring"] = True
         if self.score_detail is not None:
             d = self.score_detail
             doc["rawScores"] = d.per_node(d.raw)
@@ -109,8 +115,12 @@ class Attempt:
 
 def record_filter(att: Attempt, statuses: Mapping[str, Status], absent: Status | None,
                   absent_names: Sequence[str], names: Sequence[str],
-                  not_evaluated: Sequence[str] = (), reason: str | None = None) -> None:
-    """Per node: the rejecting status, ``ok``, or ``not evaluated`` (``reason`` says why)."""
+                  not_evaluated: Sequence[str] = (), reason: str | None = None,
+                  fast_path_node: str | None = None) -> None:
+    """Per node: the rejecting status, ``ok``, or ``not evaluated`` (``reason`` says why).
+    ``fast_path_node``: the nominated node passed, so upstream looked at no other node; the
+    other verdicts are still given (computed for the explanation, as the fidelity corpora
+    expect) and ``evaluation`` says upstream evaluated that node only."""
     absent_json = absent.to_json() if absent is not None else None
     absent_set = set(absent_names) if absent_json is not None else set()
     skipped = set(not_evaluated)
@@ -125,6 +135,10 @@ def record_filter(att: Attempt, statuses: Mapping[str, Status], absent: Status |
             out[name] = NOT_EVALUATED
         else:
             out[name] = "ok"
+    if fast_path_node is not None:
+        att.evaluation = {"nodes": len(names), "evaluated": 1, "notEvaluated": len(names) - 1,
+                          "upstreamEvaluatedOnly": fast_path_node, "reason": reason}
+        return
     att.evaluation = {"nodes": len(names), "evaluated": len(names) - len(skipped),
                       "notEvaluated": len(skipped), "reason": reason if skipped else None}
 

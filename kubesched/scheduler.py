@@ -333,12 +333,11 @@ class Scheduler:
                 absent = Status(Code.UnschedulableAndUnresolvable,
                                 (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(with_nodes))}]",))
                 att.unschedulable_plugins |= with_nodes
-            if nominated_row is not None:  # upstream evaluateNominatedNode: no other node is visited
+            if nominated_row is not None and not self.explain:  # upstream evaluateNominatedNode
                 feasible = np.array([nominated_row], np.intp)
-                if self.explain:
-                    att.evaluation = {"skipped": [n for n in table.names if n != nnn],
-                                      "reason": REASON_NOMINATED.format(node=nnn)}
             else:
+                # with explain the other nodes' verdicts are computed too, for a complete
+                # explanation (the fidelity corpora's contract), and marked as unseen upstream
                 try:
                     filtered = self._filter(fw, state, pod, idx, att)
                 except _FilterError as exc:
@@ -352,7 +351,7 @@ class Scheduler:
                 feasible, lazy_statuses, processed = filtered
                 if self.explain or feasible.size == 0 or self.extenders:
                     statuses = lazy_statuses()
-                if self.extenders and feasible.size:
+                if self.extenders and feasible.size and nominated_row is None:
                     try:
                         infos = run_extender_filters(self.extenders, pod, [table.infos[i] for i in feasible.tolist()],
                                                      statuses, att.extender_seconds)
@@ -367,31 +366,42 @@ class Scheduler:
                     feasible = np.array([table.index[ni.name] for ni in infos], np.intp)
                     if any(ni is not table.infos[i] for ni, i in zip(infos, feasible.tolist())):
                         scored_infos = infos
-                self.next_start_node_index = (self.next_start_node_index + processed) % num_all
+                if nominated_row is None:
+                    self.next_start_node_index = (self.next_start_node_index + processed) % num_all
+                else:
+                    att.evaluation = {**(att.evaluation or {}), "fastPathNode": nnn,
+                                      "reason": REASON_NOMINATED.format(node=nnn)}
         if self.explain:
             self._record_filter(att, statuses, absent, absent_names, table.names)
         if feasible.size == 0:
             self._fit_error(fw, state, pod, att, statuses, absent, absent_names, pre_msg, num_all)
             return None
-        if nominated_row is not None or feasible.size == 1:  # upstream: selected without scoring
-            att.chosen = table.names[nominated_row if nominated_row is not None else int(feasible[0])]
-            if self.explain:
-                att.score_skipped = SKIP_NOMINATED if nominated_row is not None else SKIP_SINGLE
-                att.best = [att.chosen]
-            return att.chosen
-        chosen = self._prioritize(fw, state, pod, feasible, att, scored_infos)
+        fixed: str | None = None  # upstream selects it without scoring
+        if nominated_row is not None:
+            fixed = table.names[nominated_row]
+        elif feasible.size == 1:
+            fixed = table.names[int(feasible[0])]
+        if fixed is not None:
+            att.chosen = fixed
+            if not self.explain:
+                return fixed
+            # explain scores the feasible nodes anyway (a complete explanation) and says so
+            att.score_skipped = SKIP_NOMINATED if nominated_row is not None else SKIP_SINGLE
+        chosen = self._prioritize(fw, state, pod, feasible, att, scored_infos, fixed is None)
         if chosen is None:
             return None
-        att.chosen = chosen
-        return chosen
+        att.chosen = fixed or chosen
+        return att.chosen
 
     def _record_filter(self, att: Attempt, statuses: Mapping[str, Status], absent: Status | None,
                        absent_names: Sequence[str], names: Sequence[str]) -> None:
         ev = att.evaluation or {}
-        record_filter(att, statuses, absent, absent_names, names, ev.get("skipped", ()), ev.get("reason"))
+        record_filter(att, statuses, absent, absent_names, names, ev.get("skipped", ()), ev.get("reason"),
+                      ev.get("fastPathNode"))
 
     def _prioritize(self, fw: Framework, state: CycleState, pod: Pod, rows: np.ndarray,
-                    att: Attempt, scored_infos: list[NodeInfo] | None = None) -> str | None:
+                    att: Attempt, scored_infos: list[NodeInfo] | None = None,
+                    call_extenders: bool = True) -> str | None:
         """``scored_infos``: the NodeInfos an extender returned (nodeCacheCapable false,
         no pods): upstream scores those, not the snapshot's."""
         table = self.snapshot.table
@@ -423,7 +433,7 @@ class Scheduler:
                 att.score_detail = ScoreDetail(names, {p: r for p, (r, _) in detail.items()},
                                                {p: v for p, (_, v) in detail.items()},
                                                {p: fw.weights[p] for p in detail})
-        if self.extenders:
+        if self.extenders and call_extenders:
             nodes = [ni.node for ni in (scored_infos or [table.infos[i] for i in rows.tolist()])
                      if ni.node is not None]
             per_ext = run_extender_prioritize(self.extenders, pod, nodes, att.extender_seconds)

@@ -102,11 +102,14 @@ def _print_filter(con: Console, doc: dict[str, Any]) -> None:
     ft.add_column("NODE")
     ft.add_column("VERDICT")
     ft.add_column("REASONS", overflow="fold")
+    ev = doc.get("evaluation") or {}
+    only = ev.get("upstreamEvaluatedOnly")
     for node, v in (doc.get("filter") or {}).items():
         verdict, reasons = _verdict(v)
+        if only and node != only and v != NOT_EVALUATED:
+            verdict += " [dim](upstream: not evaluated)[/]"
         ft.add_row(escape(node), verdict, reasons)
     con.print(ft)
-    ev = doc.get("evaluation") or {}
     if ev.get("notEvaluated"):
         con.print(f"not evaluated: {ev['notEvaluated']} of {ev['nodes']} node(s): {escape(str(ev.get('reason')))}")
 
@@ -151,6 +154,49 @@ def _print_preemption(con: Console, pre: dict[str, Any]) -> None:
                   str(c["victimPrioritySum"]), escape(", ".join(c["victims"])))
     con.print(t)
     con.print(f"chosen: {escape(str(pre.get('chosen')))}, decided by: {escape(str(pre.get('decidedBy')))}")
+
+
+def _iso(t: Any) -> str:
+    from datetime import datetime, timezone
+
+    try:
+        return datetime.fromtimestamp(float(t), timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
+    except (TypeError, ValueError, OverflowError, OSError):
+        return str(t)
+
+
+def print_document(con: Console, doc: dict[str, Any]) -> None:
+    """An explain document of ``serve``/``run`` (``/debug/explain``): its attempts, oldest
+    first, then the pod's history (attempts and queue moves), times in UTC."""
+    total = doc.get("attemptsTotal", len(doc.get("attempts") or [doc]))
+    con.print(f"[bold]{escape(str(doc.get('pod', '')))}[/]: {_status(str(doc.get('result')))}"
+              + (f" on {escape(doc['chosen'])}" if doc.get("chosen") else "")
+              + f" ({total} attempt(s); the last {len(doc.get('attempts') or [doc])} kept)")
+    for d in doc.get("attempts") or [doc]:
+        print_attempt(con, int(d.get("attempt", 1)) - 1, d, at=_iso(d.get("time")))
+    history = doc.get("history") or []
+    if history:
+        t = Table(title="History", title_justify="left")
+        for col in ("TIME", "EVENT", "DETAIL"):
+            t.add_column(col, overflow="fold")
+        for e in history:
+            if e["event"] == "attempt":
+                detail = f"#{e['attempt']}: {e['result']}" + (f" on {e['node']}" if e.get("node") else "")
+            else:
+                detail = f"{e.get('from') or '-'} -> {e['to']} ({e['trigger']})"
+                if e.get("backoffExpiration") is not None:
+                    detail += f", backoff until {_iso(e['backoffExpiration'])}"
+            t.add_row(_iso(e["time"]), e["event"], escape(detail))
+        con.print(t)
+
+
+def document_text(doc: dict[str, Any], width: int = 120) -> str:
+    """:func:`print_document` as plain text (``?output=text``)."""
+    import io
+
+    buf = io.StringIO()
+    print_document(Console(file=buf, width=width, no_color=True, highlight=False, soft_wrap=False), doc)
+    return buf.getvalue()
 
 
 def print_explanation(out: PodOutcome) -> None:

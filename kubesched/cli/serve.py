@@ -69,6 +69,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="KubeSchedulerConfiguration of the scheduler inside (default: upstream's defaults)")
     p.add_argument("--no-scheduler", action="store_true",
                    help="run without the scheduler (pods stay Pending unless another scheduler binds them)")
+    from kubesched.cli.explain_remote import add_live_flags
+
+    add_live_flags(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -159,8 +162,10 @@ def _load_config(args: argparse.Namespace) -> "SchedulerConfig":
 def _scheduler(args: argparse.Namespace, config: "SchedulerConfig", kubeconfig: Path) -> "SchedulerComponent":
     """The scheduler inside: a LiveScheduler that talks to this server over HTTP through
     the kubeconfig it wrote, with the same client code as against a real cluster."""
+    from kubesched.cli.explain_remote import live_options
+    from kubesched.cli.render import document_text
     from kubesched.cluster.kube import KubeClient
-    from kubesched.live import LiveScheduler, SchedulerComponent
+    from kubesched.live import LiveOptions, LiveScheduler, SchedulerComponent
 
     cc = config.client_connection
     # Without a --config, the scheduler inside is throttled as upstream's scheduler_perf
@@ -170,7 +175,7 @@ def _scheduler(args: argparse.Namespace, config: "SchedulerConfig", kubeconfig: 
     qps, burst = (cc.qps, cc.burst) if args.config else (SERVE_QPS, SERVE_BURST)
     client = KubeClient.connect(str(kubeconfig), qps=qps, burst=burst)
     try:
-        live = LiveScheduler(config, client)
+        live = LiveScheduler(config, client, LiveOptions(**live_options(args)))
     except KubeschedError as exc:  # a profile that cannot be built: name the file it came from
         raise KubeschedError(f"{args.config}: {exc}" if args.config else str(exc)) from exc
 
@@ -178,4 +183,4 @@ def _scheduler(args: argparse.Namespace, config: "SchedulerConfig", kubeconfig: 
         print(f"kubesched scheduler running (profiles: {', '.join(s.profiles)}; "
               f"{len(s.nodes)} nodes, {len(s.pods)} pods)", flush=True)
 
-    return SchedulerComponent(live, on_ready=ready)
+    return SchedulerComponent(live, on_ready=ready, explain_text=document_text)

@@ -63,10 +63,14 @@ from kubesched.eventhandlers import EventHandlers
 from kubesched.framework.clock import RealClock
 from kubesched.framework.events import ActionType, Resource
 from kubesched.framework.registry import Registry
+from kubesched.kssresults import ProfilePlugins
+from kubesched.live.annotations import ResultAnnotator
 from kubesched.live.binder import Binder
+from kubesched.live.explainstore import DEFAULT_MAX_ATTEMPTS, DEFAULT_PER_POD, ExplainStore
 from kubesched.live.loop import SchedulingLoop
 from kubesched.live.metrics import SchedulerMetrics
 from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
+from kubesched.queue.moves import QueueMove
 from kubesched.queue.scheduling_queue import SchedulingQueue
 from kubesched.scheduler import Attempt, Scheduler
 
@@ -80,7 +84,9 @@ class LiveOptions:
     explain: bool = True  # record per-node verdicts and scores for explain()
     binding_workers: int = 16
     stop_timeout: float = 10.0
-    attempts_kept: int = 10_000
+    explain_attempts_per_pod: int = DEFAULT_PER_POD  # attempts kept per pod for explain()
+    explain_max_attempts: int = DEFAULT_MAX_ATTEMPTS  # attempts kept in all (oldest dropped)
+    result_annotations: bool = False  # write kube-scheduler-simulator's result annotations
     informer_backoff: tuple[float, float, float] = (0.4, 2.0, 30.0)
 
 
@@ -146,19 +152,30 @@ class LiveScheduler:
                                   self.sched.new_handle)
         for name, fw in profiles.items():
             self.sched.add_profile(name, fw)
+        # queue moves go to these (explain history, metrics); the queue keeps no log of its own
+        self.move_hooks: list[Callable[[QueueMove], None]] = []
+        self.store = ExplainStore(options.explain_attempts_per_pod, options.explain_max_attempts)
+        self.move_hooks.append(self.store.on_move)
         self.queue = SchedulingQueue.for_profiles(
             profiles, self.clock.now, initial_backoff=float(config.pod_initial_backoff_seconds),
-            max_backoff=float(config.pod_max_backoff_seconds), pod_lister=self.objects.current_pod)
+            max_backoff=float(config.pod_max_backoff_seconds), pod_lister=self.objects.current_pod,
+            listener=self._on_move, keep_moves=False)
         self.sched.queue = self.queue
         self.sched.current_pod = self.objects.current_pod
         self.handlers = EventHandlers(self.sched)
         self.loop = SchedulingLoop(self.sched, self.queue, self.handlers, self.clock.now,
-                                   after_cycle=self.sink.flush, attempts_kept=options.attempts_kept,
+                                   after_cycle=self.sink.flush, store=self.store,
                                    may_decide=None if fence is None else self._may_decide)
         self.handlers.notify = self.loop.wake
         self._wire()
         self.metrics = metrics or SchedulerMetrics()  # kube-scheduler's metrics, in their own registry
         self.metrics.attach(self)
+        self.annotator: ResultAnnotator | None = None  # --result-annotations: KSS's keys on each pod
+        if options.result_annotations:
+            self.annotator = ResultAnnotator(
+                client, {name: ProfilePlugins.of(fw.points) for name, fw in profiles.items()},
+                self.objects.current_pod, guard=self.sink.guard)
+            self.loop.attempt_hooks.append(self.annotator.on_attempt)
         self._thread: threading.Thread | None = None
         self._informers_started = False
         self._ready = threading.Event()
@@ -226,6 +243,8 @@ class LiveScheduler:
         """Start popping pods once the caches have synced (a leader does). Idempotent."""
         self.start_informers()
         if self._thread is None:
+            if self.annotator is not None:
+                self.annotator.start()
             self._thread = threading.Thread(target=self._run, name="scheduling-loop", daemon=True)
             self._thread.start()
 
@@ -254,6 +273,8 @@ class LiveScheduler:
             self._thread.join(max(0.1, deadline - time.monotonic()))
         if not self.binder.wait_idle(max(0.0, deadline - time.monotonic())):
             log.warning("%d binding(s) still in flight at shutdown: released", self.binder.in_flight)
+        if self.annotator is not None:
+            self.annotator.stop(max(0.1, deadline - time.monotonic()))
         self.sink.close()  # what has not finished fails fast now: its assumed pod is forgotten
         self.binder.shutdown()
         self.binder.wait_idle(5.0)
@@ -271,6 +292,13 @@ class LiveScheduler:
             return False
         return True
 
+    def _on_move(self, move: QueueMove) -> None:
+        for hook in self.move_hooks:
+            try:
+                hook(move)
+            except Exception:  # noqa: BLE001 - an observer's bug must not stop the queue
+                log.exception("queue move hook failed")
+
     def _after_binding(self) -> None:
         self.sink.flush()
         self.loop.wake()
@@ -284,10 +312,5 @@ class LiveScheduler:
         """The pod's last scheduling attempt, as ``Attempt.to_json`` (per-node filter
         verdicts, per-plugin scores, the chosen node, the message; ``time`` in seconds
         since 1970); None if it was never tried."""
-        att = self.loop.last_attempt(f"{namespace}/{name}")
-        if att is None:
-            return None
-        with self.sched.lock:
-            doc = att.to_json()
-        doc["time"] = self.clock.to_unix(att.time)
-        return doc
+        with self.sched.lock:  # binding threads update attempts under it
+            return self.store.document(f"{namespace}/{name}", self.clock.to_unix)
