@@ -83,6 +83,8 @@ class Attempt:
     unschedulable_plugins: set[str] = field(default_factory=set)
     extender_seconds: dict[str, float] = field(default_factory=dict)
     profile: str = ""
+    pod_attempts: int = 0  # the pod's attempts so far, this one included (metrics)
+    initial_attempt: float | None = None  # when the pod was first tried (metrics)
     evaluation: dict[str, Any] | None = None  # nodes, evaluated, notEvaluated, reason
     score_skipped: str | None = None
     score_detail: ScoreDetail | None = None

@@ -222,7 +222,8 @@ class Scheduler:
         self.cache.update_snapshot(self.snapshot)
         state = CycleState()
         state.write(PODS_TO_ACTIVATE, {})
-        att = Attempt(time=self.now(), profile=pod.scheduler_name)
+        att = Attempt(time=self.now(), profile=pod.scheduler_name, pod_attempts=qpi.attempts,
+                      initial_attempt=qpi.initial_attempt_timestamp)
         observer = self.algorithm_observer
         if observer is None:
             chosen = self._schedule_pod(fw, state, pod, att)

@@ -33,6 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common_sim_args(sim)
     sim.add_argument("-o", "--output", choices=("table", "json", "yaml"), default="table")
     sim.add_argument("--explain", action="store_true", help="include every attempt: per-node filter verdicts and scores")
+    sim.add_argument("--result-annotations", action="store_true",
+                     help="with -o json/yaml: each pod's kube-scheduler-simulator result annotations "
+                          "(kube-scheduler-simulator.sigs.k8s.io/filter-result, ...) as resultAnnotations")
     sim.add_argument("--timeline", action="store_true",
                      help="also show what happened when (virtual time): attempts, queue moves, backoffs, binds")
     exp = sub.add_parser("explain", help="per-node, per-plugin explanation of one pod's scheduling "

@@ -116,28 +116,30 @@ def _print_filter(con: Console, doc: dict[str, Any]) -> None:
 
 def _print_scores(con: Console, doc: dict[str, Any], scores: dict[str, dict[str, int]],
                   totals: dict[str, int], chosen: str | None) -> None:
-    raw, norm = doc.get("rawScores") or {}, doc.get("normalizedScores") or {}
     plugins = sorted({p for s in scores.values() for p in s})
-    st = Table(title="Score (weighted, after normalisation; raw/normalised in brackets)"
-               if raw else "Score (weighted, after normalisation)", title_justify="left")
+    order = sorted(totals, key=lambda n: (-totals[n], n))
+    st = Table(title="Score (weighted, after normalisation)", title_justify="left")
     st.add_column("NODE")
     for p in plugins:
         st.add_column(SHORT.get(p, p), justify="right", overflow="fold")
     st.add_column("TOTAL", justify="right")
-    for node in sorted(totals, key=lambda n: (-totals[n], n)):
+    for node in order:
         mark = " *" if node == chosen else ""
-        cells = []
-        for p in plugins:
-            cell = str(scores[node].get(p, ""))
-            if p in raw.get(node, {}):
-                cell += f" ({raw[node][p]}/{norm.get(node, {}).get(p, '')})"
-            cells.append(cell)
-        st.add_row(escape(node) + mark, *cells, str(totals[node]))
+        st.add_row(escape(node) + mark, *[str(scores[node].get(p, "")) for p in plugins], str(totals[node]))
     con.print(st)
-    legend = [f"{SHORT[p]}={p}" for p in plugins if p in SHORT]
+    raw, norm = doc.get("rawScores") or {}, doc.get("normalizedScores") or {}
     weights = doc.get("weights") or {}
-    if weights:
-        legend.append("weights " + " ".join(f"{SHORT.get(p, p)}={w}" for p, w in sorted(weights.items())))
+    if raw:
+        dt = Table(title="Score detail (raw -> normalised; weight)", title_justify="left")
+        dt.add_column("NODE")
+        for p in plugins:
+            dt.add_column(f"{SHORT.get(p, p)} x{weights[p]}" if p in weights else SHORT.get(p, p),
+                          justify="right", overflow="fold")
+        for node in order:
+            r, n = raw.get(node, {}), norm.get(node, {})
+            dt.add_row(escape(node), *[f"{r[p]}->{n.get(p, '')}" if p in r else "" for p in plugins])
+        con.print(dt)
+    legend = [f"{SHORT[p]}={p}" for p in plugins if p in SHORT]
     if legend:
         con.print("[dim]" + escape(", ".join(legend)) + "[/]")
 

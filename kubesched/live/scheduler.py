@@ -77,6 +77,11 @@ from kubesched.scheduler import Attempt, Scheduler
 log = logging.getLogger(__name__)
 
 
+def _pod_label(pod: Any, action: str) -> str:
+    """Upstream's event label of a pod event: AssignedPod<Action> or UnscheduledPod<Action>."""
+    return f"{'Assigned' if getattr(pod, 'node_name', '') else 'Unscheduled'}Pod{action}"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LiveOptions:
     seed: int | None = None  # None: a random seed for tie-breaking
@@ -167,6 +172,8 @@ class LiveScheduler:
                                    after_cycle=self.sink.flush, store=self.store,
                                    may_decide=None if fence is None else self._may_decide)
         self.handlers.notify = self.loop.wake
+        # told of each informer event handled (event label, seconds): metrics
+        self.event_observer: Callable[[str, float], None] | None = None
         self._wire()
         self.metrics = metrics or SchedulerMetrics()  # kube-scheduler's metrics, in their own registry
         self.metrics.attach(self)
@@ -188,9 +195,14 @@ class LiveScheduler:
         h = self.handlers
         for informer in self.informers:
             informer.lock = self.sched.lock
-        self.pods.on_add, self.pods.on_update, self.pods.on_delete = h.on_pod_add, h.on_pod_update, h.on_pod_delete
-        self.nodes.on_add, self.nodes.on_update = h.on_node_add, h.on_node_update
-        self.nodes.on_delete = h.on_node_delete
+        t = self._timed
+        self.pods.on_add = t(lambda p: _pod_label(p, "Add"), h.on_pod_add)
+        self.pods.on_update = t(lambda _o, p: _pod_label(p, "Update"), h.on_pod_update)
+        self.pods.on_delete = t(lambda p, *_: _pod_label(p, "Delete"), h.on_pod_delete)
+        self.nodes.on_add = t(lambda *_: "NodeAdd", h.on_node_add)
+        self.nodes.on_update = t(lambda *_: "NodeUpdate", h.on_node_update)
+        self.nodes.on_delete = t(lambda *_: "NodeDelete", h.on_node_delete)
+        on_object_event = t(lambda r, a, *_: f"{getattr(r, 'value', r)}{a.name}", h.on_object_event)
         index = self.workload_index  # by namespace, as upstream's listers; no queue events
         for informer in self.workloads.values():
             informer.on_add = index.put
@@ -198,18 +210,32 @@ class LiveScheduler:
             informer.on_delete = lambda o, _stale: index.remove(o.kind, o.namespace, o.name)
         for informer, resource in [(self.namespaces, Resource.Namespace), (self.pod_groups, Resource.PodGroup),
                                    *self.storage_informers]:
-            informer.on_add = lambda o, r=resource: h.on_object_event(r, ActionType.Add, None, o)
-            informer.on_update = lambda a, b, r=resource: h.on_object_event(r, ActionType.Update, a, b)
-            informer.on_delete = lambda o, _stale, r=resource: h.on_object_event(r, ActionType.Delete, o, None)
+            informer.on_add = lambda o, r=resource: on_object_event(r, ActionType.Add, None, o)
+            informer.on_update = lambda a, b, r=resource: on_object_event(r, ActionType.Update, a, b)
+            informer.on_delete = lambda o, _stale, r=resource: on_object_event(r, ActionType.Delete, o, None)
         bump = self.dra.changed
         for informer, maybe in self.dra_informers:
             def event(action: ActionType, old: Any, new: Any, r: Resource | None = maybe) -> None:
                 bump()
                 if r is not None:
-                    h.on_object_event(r, action, old, new)
+                    on_object_event(r, action, old, new)
             informer.on_add = lambda o, ev=event: ev(ActionType.Add, None, o)
             informer.on_update = lambda a, b, ev=event: ev(ActionType.Update, a, b)
             informer.on_delete = lambda o, _stale, ev=event: ev(ActionType.Delete, o, None)
+
+    def _timed(self, label: Callable[..., str], handler: Callable[..., None]) -> Callable[..., None]:
+        """``handler``, timed for ``event_observer`` (scheduler_event_handling_duration_seconds)."""
+        def run(*args: Any) -> None:
+            observer = self.event_observer
+            if observer is None:
+                handler(*args)
+                return
+            started = time.perf_counter()
+            try:
+                handler(*args)
+            finally:
+                observer(label(*args), time.perf_counter() - started)
+        return run
 
     # -- running -------------------------------------------------------------------------------
     @property
