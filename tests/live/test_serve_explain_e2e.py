@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from live_harness import eventually
 from serve_harness import REPO, Server, free_port, pod_manifest
+from upstream_metrics import UPSTREAM, exposed
 
 pytestmark = pytest.mark.slow
 
@@ -101,5 +102,10 @@ def test_explain_annotations_and_metrics_of_serve(spawn: Callable[..., Server], 
                  "# TYPE scheduler_inflight_events gauge", "scheduler_goroutines", "scheduler_scheduler_cache_size",
                  "process_resident_memory_bytes", "process_cpu_seconds_total"):
         assert name in metrics, name
+    got = exposed(metrics)
+    for name, (kind, labels, _buckets) in UPSTREAM.items():  # upstream's table (upstream_metrics.py)
+        assert name in got and got[name][0] == kind, name
+        if got[name][3]:  # has samples
+            assert got[name][1] == frozenset(labels), name
     assert 'scheduler_unschedulable_pods{plugin="NodeResourcesFit",profile="default-scheduler"} 1.0' in metrics
     assert 'scheduler_scheduler_cache_size{type="nodes"} 3.0' in metrics
