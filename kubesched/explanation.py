@@ -52,12 +52,16 @@ TIE_NAME = "tied on every criterion: picked the lowest node name (--tie-break na
 
 @dataclass(slots=True)
 class ScoreDetail:
-    """Per-plugin score arrays over ``nodes`` (raw from Score, after NormalizeScore, weight)."""
+    """Per-plugin score arrays over ``nodes``: raw from Score, after NormalizeScore, the
+    weights, the weighted scores (extenders' included) and the totals. Kept as arrays, so
+    recording costs the cycle nothing per node; documents build the per-node maps."""
 
     nodes: list[str]
     raw: dict[str, np.ndarray]
     normalized: dict[str, np.ndarray]
     weights: dict[str, int]
+    weighted: dict[str, np.ndarray] = field(default_factory=dict)
+    totals: np.ndarray | None = None
 
     def per_node(self, arrays: Mapping[str, np.ndarray]) -> dict[str, dict[str, int]]:
         cols = {p: a.tolist() for p, a in arrays.items()}
@@ -91,9 +95,14 @@ class Attempt:
     preemption: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
+        d = self.score_detail
+        scores, totals = self.scores, self.totals
+        if d is not None and not scores and d.totals is not None:
+            scores = d.per_node(d.weighted)
+            totals = dict(zip(d.nodes, d.totals.tolist()))
         doc: dict[str, Any] = {
-            "time": self.time, "filter": self.filter, "scores": self.scores,
-            "totals": self.totals, "best": self.best, "chosen": self.chosen,
+            "time": self.time, "filter": self.filter, "scores": scores,
+            "totals": totals, "best": self.best, "chosen": self.chosen,
             "message": self.message, "nominatedNode": self.nominated_node,
             "victims": self.victims, "result": self.result}
         if self.extender_seconds:
@@ -105,8 +114,7 @@ class Attempt:
         if self.score_skipped:  # upstream chose without scoring; the scores are for the explanation
             doc["scoreSkipped"] = self.score_skipped
             doc["upstreamSkipsScoring"] = True
-        if self.score_detail is not None:
-            d = self.score_detail
+        if d is not None and d.raw:
             doc["rawScores"] = d.per_node(d.raw)
             doc["normalizedScores"] = d.per_node(d.normalized)
             doc["weights"] = dict(d.weights)
@@ -123,20 +131,15 @@ def record_filter(att: Attempt, statuses: Mapping[str, Status], absent: Status |
     ``fast_path_node``: the nominated node passed, so upstream looked at no other node; the
     other verdicts are still given (computed for the explanation, as the fidelity corpora
     expect) and ``evaluation`` says upstream evaluated that node only."""
-    absent_json = absent.to_json() if absent is not None else None
-    absent_set = set(absent_names) if absent_json is not None else set()
     skipped = set(not_evaluated)
     out = att.filter
-    for name in names:
-        st = statuses.get(name)
-        if st is not None:
-            out[name] = st.to_json()
-        elif name in absent_set:
-            out[name] = absent_json
-        elif name in skipped:
-            out[name] = NOT_EVALUATED
-        else:
-            out[name] = "ok"
+    out.update(dict.fromkeys(names, "ok"))  # in node order; the others overwritten below
+    if skipped:
+        out.update(dict.fromkeys(skipped, NOT_EVALUATED))
+    if absent is not None and absent_names:
+        absent_json = absent.to_json()
+        out.update((n, absent_json) for n in absent_names if n not in statuses)
+    out.update((n, st.to_json()) for n, st in statuses.items() if n in out)
     if fast_path_node is not None:
         att.evaluation = {"nodes": len(names), "evaluated": 1, "notEvaluated": len(names) - 1,
                           "upstreamEvaluatedOnly": fast_path_node, "reason": reason}

@@ -446,10 +446,10 @@ class Scheduler:
                     per_plugin[ext] = per_plugin[ext] + col if ext in per_plugin else col
                     totals += col
         best_rows = rows[totals == totals.max()]
-        if self.explain:
-            for j, name in enumerate(names):
-                att.scores[name] = {p: int(v[j]) for p, v in per_plugin.items()}
-                att.totals[name] = int(totals[j])
+        if self.explain:  # arrays only: the per-node maps are built when a document is asked for
+            if att.score_detail is None:
+                att.score_detail = ScoreDetail(names, {}, {}, {})
+            att.score_detail.weighted, att.score_detail.totals = per_plugin, totals
             att.best = sorted(table.names[i] for i in best_rows.tolist())
         return self.select_host(best_rows)
 
