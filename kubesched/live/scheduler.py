@@ -335,8 +335,9 @@ class LiveScheduler:
         return self.loop.last_attempt(f"{namespace}/{name}")
 
     def explain(self, namespace: str, name: str) -> dict[str, Any] | None:
-        """The pod's last scheduling attempt, as ``Attempt.to_json`` (per-node filter
-        verdicts, per-plugin scores, the chosen node, the message; ``time`` in seconds
-        since 1970); None if it was never tried."""
-        with self.sched.lock:  # binding threads update attempts under it
-            return self.store.document(f"{namespace}/{name}", self.clock.to_unix)
+        """The pod's explain document (README "Explain JSON"): its last attempt's keys
+        (``time`` in seconds since 1970), its kept ``attempts`` and ``history``; None if
+        it was never tried."""
+        # not under the scheduler's lock: building a document over 5,000 nodes must not hold up
+        # the loop; a binding thread only replaces an attempt's result, chosen node and message
+        return self.store.document(f"{namespace}/{name}", self.clock.to_unix)
