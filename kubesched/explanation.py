@@ -74,8 +74,6 @@ class Attempt:
 
     time: float = 0.0
     filter: dict[str, Any] = field(default_factory=dict)
-    scores: dict[str, dict[str, int]] = field(default_factory=dict)
-    totals: dict[str, int] = field(default_factory=dict)
     best: list[str] = field(default_factory=list)
     chosen: str | None = None
     message: str | None = None
@@ -93,13 +91,36 @@ class Attempt:
     score_skipped: str | None = None
     score_detail: ScoreDetail | None = None
     preemption: dict[str, Any] | None = None
+    _scores: dict[str, dict[str, int]] | None = field(default=None, repr=False)
+    _totals: dict[str, int] | None = field(default=None, repr=False)
+
+    @property
+    def scores(self) -> dict[str, dict[str, int]]:
+        """Per evaluated feasible node, each plugin's weighted score (built from the arrays
+        each time it is read, unless set)."""
+        if self._scores is not None:
+            return self._scores
+        d = self.score_detail
+        return d.per_node(d.weighted) if d is not None and d.totals is not None else {}
+
+    @scores.setter
+    def scores(self, value: dict[str, dict[str, int]]) -> None:
+        self._scores = value
+
+    @property
+    def totals(self) -> dict[str, int]:
+        if self._totals is not None:
+            return self._totals
+        d = self.score_detail
+        return dict(zip(d.nodes, d.totals.tolist())) if d is not None and d.totals is not None else {}
+
+    @totals.setter
+    def totals(self, value: dict[str, int]) -> None:
+        self._totals = value
 
     def to_json(self) -> dict[str, Any]:
         d = self.score_detail
         scores, totals = self.scores, self.totals
-        if d is not None and not scores and d.totals is not None:
-            scores = d.per_node(d.weighted)
-            totals = dict(zip(d.nodes, d.totals.tolist()))
         doc: dict[str, Any] = {
             "time": self.time, "filter": self.filter, "scores": scores,
             "totals": totals, "best": self.best, "chosen": self.chosen,

@@ -85,5 +85,5 @@ def test_bounded_on_5000_nodes() -> None:
     assert att.chosen in filt and len(filt) < 5000
     final = json.loads(ann[FINALSCORE])
     assert att.chosen in final and len(final) <= 21  # top 20 by total and the selected node
-    best = max(att.to_json()["totals"].values())
+    best = max(att.totals.values())
     assert int(sum(int(v) for v in final[att.chosen].values())) == best
