@@ -4,7 +4,8 @@ Mirrors upstream ``schedule_one.go``: ``schedule_pod`` (PreFilter, Filter with
 ``percentageOfNodesToScore`` and the rotating start index, PreScore, Score, select host),
 the FitError message, PostFilter (preemption) on failure, then assume, Reserve, Permit and
 the binding cycle. The core does no I/O: decisions leave through the ``ClusterSink``.
-An :class:`Attempt` records what the cycle saw, for ``--explain`` and the timeline.
+An :class:`Attempt` (:mod:`kubesched.explanation`) records what the cycle saw, for
+``explain`` and the timeline.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -33,6 +34,12 @@ from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Code, Status
 from kubesched.framework.storage import NoStorage, StorageLister, StorageWriter
 from kubesched.framework.waiting import WaitingPod, WaitingPods
+from kubesched.explanation import Attempt as Attempt  # re-exported: the type every layer above uses
+from kubesched.explanation import (
+    REASON_NO_SCORE, REASON_NOMINATED, REASON_SAMPLING, SKIP_NOMINATED, SKIP_SINGLE, ScoreDetail,
+    explain_preemption, record_filter,
+)
+from kubesched.plugins.preemption.evaluator import EXPLANATION
 from kubesched.queue.clusterevents import EVENT_ASSIGNED_POD_DELETE
 from kubesched.queue.scheduling_queue import SchedulingQueue
 
@@ -82,64 +89,6 @@ class _FilterError(Exception):
     def __init__(self, message: str, statuses: Callable[[], dict[str, Status]]) -> None:
         super().__init__(message)
         self.statuses = statuses
-
-
-@dataclass
-class Attempt:
-    """One scheduling attempt of one pod, as ``--explain`` shows it."""
-
-    time: float = 0.0
-    filter: dict[str, Any] = field(default_factory=dict)
-    best: list[str] = field(default_factory=list)
-    chosen: str | None = None
-    message: str | None = None
-    nominated_node: str | None = None
-    victims: list[str] = field(default_factory=list)
-    result: str = "Unschedulable"  # Scheduled | Unschedulable | Error
-    victim_pods: list[Pod] = field(default_factory=list)
-    nomination_cleared: bool = False
-    unschedulable_plugins: set[str] = field(default_factory=set)
-    extender_seconds: dict[str, float] = field(default_factory=dict)
-    # scores as the cycle computed them (node names, weighted score per plugin, totals),
-    # turned into the dicts below only when someone reads them: building a dict per node
-    # for every pod would cost the cycle more than scoring does at 1,000s of nodes
-    _columns: tuple[list[str], dict[str, np.ndarray], np.ndarray] | None = field(default=None, repr=False)
-    _scores: dict[str, dict[str, int]] = field(default_factory=dict, repr=False)
-    _totals: dict[str, int] = field(default_factory=dict, repr=False)
-
-    def record_scores(self, names: list[str], per_plugin: dict[str, np.ndarray], totals: np.ndarray) -> None:
-        """Keep the cycle's score columns (arrays the cycle no longer changes)."""
-        self._columns = (names, per_plugin, totals)
-        self._scores, self._totals = {}, {}
-
-    def _materialize(self) -> None:
-        if self._columns is None:
-            return
-        names, per_plugin, totals = self._columns
-        self._columns = None
-        columns = {p: v.tolist() for p, v in per_plugin.items()}
-        for j, (name, total) in enumerate(zip(names, totals.tolist())):
-            self._scores[name] = {p: col[j] for p, col in columns.items()}
-            self._totals[name] = total
-
-    @property
-    def scores(self) -> dict[str, dict[str, int]]:
-        """Node -> plugin -> weighted score."""
-        self._materialize()
-        return self._scores
-
-    @property
-    def totals(self) -> dict[str, int]:
-        """Node -> total score."""
-        self._materialize()
-        return self._totals
-
-    def to_json(self) -> dict[str, Any]:
-        return {"time": self.time, "filter": self.filter, "scores": self.scores,
-                "totals": self.totals, "best": self.best, "chosen": self.chosen,
-                "message": self.message, "nominatedNode": self.nominated_node,
-                "victims": self.victims, "result": self.result,
-                **({"extenderSeconds": self.extender_seconds} if self.extender_seconds else {})}
 
 
 class ProfileHandle:
@@ -273,7 +222,8 @@ class Scheduler:
         self.cache.update_snapshot(self.snapshot)
         state = CycleState()
         state.write(PODS_TO_ACTIVATE, {})
-        att = Attempt(time=self.now())
+        att = Attempt(time=self.now(), profile=pod.scheduler_name, pod_attempts=qpi.attempts,
+                      initial_attempt=qpi.initial_attempt_timestamp)
         observer = self.algorithm_observer
         if observer is None:
             chosen = self._schedule_pod(fw, state, pod, att)
@@ -294,11 +244,12 @@ class Scheduler:
         self._assume_and_bind(fw, state, qpi, chosen, att)
         return att
 
-    def _filter(self, fw: Framework, state: CycleState, pod: Pod, idx: np.ndarray,
+    def _filter(self, fw: Framework, state: CycleState, pod: Pod, idx: np.ndarray, att: Attempt,
                 ) -> tuple[np.ndarray, Callable[[], dict[str, Status]], int] | Status:
         """Filter rows ``idx`` from the rotating start; returns (feasible rows in visiting
         order, a function giving the statuses of the rejected visited nodes — built only
-        when a diagnosis is needed —, number of nodes processed), or a plugin's Error."""
+        when a diagnosis is needed —, number of nodes processed), or a plugin's Error.
+        With explain, the rows upstream would not have visited are left in ``att.evaluation``."""
         table = self.snapshot.table
         n = idx.size
         if n == 0:
@@ -318,6 +269,10 @@ class Scheduler:
             last = feasible[to_find - 1]
             processed = int(np.nonzero(order == last)[0][0]) + 1
             feasible = feasible[:to_find]
+            if self.explain:
+                why = REASON_SAMPLING if fw.has_score_plugins else REASON_NO_SCORE
+                att.evaluation = {"skipped": [table.names[i] for i in order[processed:].tolist()],
+                                  "reason": why.format(found=to_find, processed=processed, total=n)}
 
         err = next((st for st in out.statuses.values() if st.code == Code.Error), None)
         if err is not None:  # upstream: a Filter error aborts the attempt (findNodesThatPassFilters)
@@ -379,11 +334,13 @@ class Scheduler:
                 absent = Status(Code.UnschedulableAndUnresolvable,
                                 (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(with_nodes))}]",))
                 att.unschedulable_plugins |= with_nodes
-            if nominated_row is not None and not self.explain:
+            if nominated_row is not None and not self.explain:  # upstream evaluateNominatedNode
                 feasible = np.array([nominated_row], np.intp)
             else:
+                # with explain the other nodes' verdicts are computed too, for a complete
+                # explanation (the fidelity corpora's contract), and marked as unseen upstream
                 try:
-                    filtered = self._filter(fw, state, pod, idx)
+                    filtered = self._filter(fw, state, pod, idx, att)
                 except _FilterError as exc:
                     if self.explain:
                         self._record_filter(att, exc.statuses(), absent, absent_names, table.names)
@@ -395,7 +352,7 @@ class Scheduler:
                 feasible, lazy_statuses, processed = filtered
                 if self.explain or feasible.size == 0 or self.extenders:
                     statuses = lazy_statuses()
-                if self.extenders and feasible.size and (nominated_row is None or not self.explain):
+                if self.extenders and feasible.size and nominated_row is None:
                     try:
                         infos = run_extender_filters(self.extenders, pod, [table.infos[i] for i in feasible.tolist()],
                                                      statuses, att.extender_seconds)
@@ -412,19 +369,25 @@ class Scheduler:
                         scored_infos = infos
                 if nominated_row is None:
                     self.next_start_node_index = (self.next_start_node_index + processed) % num_all
+                else:
+                    att.evaluation = {**(att.evaluation or {}), "fastPathNode": nnn,
+                                      "reason": REASON_NOMINATED.format(node=nnn)}
         if self.explain:
             self._record_filter(att, statuses, absent, absent_names, table.names)
         if feasible.size == 0:
             self._fit_error(fw, state, pod, att, statuses, absent, absent_names, pre_msg, num_all)
             return None
-        fixed: str | None = None
+        fixed: str | None = None  # upstream selects it without scoring
         if nominated_row is not None:
             fixed = table.names[nominated_row]
         elif feasible.size == 1:
             fixed = table.names[int(feasible[0])]
-        if fixed is not None and not self.explain:
+        if fixed is not None:
             att.chosen = fixed
-            return fixed
+            if not self.explain:
+                return fixed
+            # explain scores the feasible nodes anyway (a complete explanation) and says so
+            att.score_skipped = SKIP_NOMINATED if nominated_row is not None else SKIP_SINGLE
         chosen = self._prioritize(fw, state, pod, feasible, att, scored_infos, fixed is None)
         if chosen is None:
             return None
@@ -433,15 +396,9 @@ class Scheduler:
 
     def _record_filter(self, att: Attempt, statuses: Mapping[str, Status], absent: Status | None,
                        absent_names: Sequence[str], names: Sequence[str]) -> None:
-        absent_set = set(absent_names)
-        for name in names:
-            st = statuses.get(name)
-            if st is not None:
-                att.filter[name] = st.to_json()
-            elif name in absent_set and absent is not None:
-                att.filter[name] = absent.to_json()
-            else:
-                att.filter[name] = "ok"
+        ev = att.evaluation or {}
+        record_filter(att, statuses, absent, absent_names, names, ev.get("skipped", ()), ev.get("reason"),
+                      ev.get("fastPathNode"))
 
     def _prioritize(self, fw: Framework, state: CycleState, pod: Pod, rows: np.ndarray,
                     att: Attempt, scored_infos: list[NodeInfo] | None = None,
@@ -467,11 +424,16 @@ class Scheduler:
             if not st.success:
                 att.result, att.message = "Error", st.message
                 return None
-            res = fw.run_score(state, pod, score_table, score_rows)
+            detail: dict[str, tuple[np.ndarray, np.ndarray]] | None = {} if self.explain else None
+            res = fw.run_score(state, pod, score_table, score_rows, detail)
             if isinstance(res, Status):
                 att.result, att.message = "Error", res.message
                 return None
             per_plugin, totals = res
+            if detail is not None:
+                att.score_detail = ScoreDetail(names, {p: r for p, (r, _) in detail.items()},
+                                               {p: v for p, (_, v) in detail.items()},
+                                               {p: fw.weights[p] for p in detail})
         if self.extenders and call_extenders:
             nodes = [ni.node for ni in (scored_infos or [table.infos[i] for i in rows.tolist()])
                      if ni.node is not None]
@@ -484,8 +446,10 @@ class Scheduler:
                     per_plugin[ext] = per_plugin[ext] + col if ext in per_plugin else col
                     totals += col
         best_rows = rows[totals == totals.max()]
-        if self.explain:
-            att.record_scores(names, per_plugin, totals)
+        if self.explain:  # arrays only: the per-node maps are built when a document is asked for
+            if att.score_detail is None:
+                att.score_detail = ScoreDetail(names, {}, {}, {})
+            att.score_detail.weighted, att.score_detail.totals = per_plugin, totals
             att.best = sorted(table.names[i] for i in best_rows.tolist())
         return self.select_host(best_rows)
 
@@ -513,6 +477,9 @@ class Scheduler:
             post_msg = pst.message
             if pst.code == Code.Error:
                 log.info("PostFilter failed for %s: %s", pod.key, pst.message)
+            if self.explain:
+                att.preemption = explain_preemption(state.get(EXPLANATION), result.nominated_node_name
+                                                    if result is not None else None, self.tie_break_by_name)
             if result is not None and result.nominated_node_name:
                 att.nominated_node = result.nominated_node_name
                 att.victim_pods = list(result.victims)

@@ -7,15 +7,21 @@ import json
 
 import numpy as np
 
+from kubesched.explanation import ScoreDetail
 from kubesched.scheduler import Attempt
+
+
+def record(att: Attempt, names: list[str], weighted: dict[str, np.ndarray], totals: np.ndarray) -> None:
+    """What the cycle does: keep its arrays (scheduler.py ``_prioritize``)."""
+    att.score_detail = ScoreDetail(names, {}, {}, {}, weighted, totals)
 
 
 def test_score_columns_read_as_per_node_dicts_of_python_ints() -> None:
     att = Attempt()
-    att.record_scores(["n1", "n2", "n3"],
-                      {"NodeResourcesFit": np.array([10, 20, 30], np.int64),
-                       "TaintToleration": np.array([300, 0, 100], np.int64)},
-                      np.array([310, 20, 130], np.int64))
+    record(att, ["n1", "n2", "n3"],
+           {"NodeResourcesFit": np.array([10, 20, 30], np.int64),
+            "TaintToleration": np.array([300, 0, 100], np.int64)},
+           np.array([310, 20, 130], np.int64))
     assert att.scores == {"n1": {"NodeResourcesFit": 10, "TaintToleration": 300},
                           "n2": {"NodeResourcesFit": 20, "TaintToleration": 0},
                           "n3": {"NodeResourcesFit": 30, "TaintToleration": 100}}
@@ -29,7 +35,7 @@ def test_score_columns_read_as_per_node_dicts_of_python_ints() -> None:
 def test_no_scores_recorded_reads_empty_and_a_new_record_replaces_the_old() -> None:
     att = Attempt()
     assert att.scores == {} and att.totals == {}
-    att.record_scores(["a"], {"P": np.array([1])}, np.array([1]))
+    record(att, ["a"], {"P": np.array([1])}, np.array([1]))
     assert att.totals == {"a": 1}
-    att.record_scores(["b"], {}, np.array([1]))  # no score plugins: every node scores 1
+    record(att, ["b"], {}, np.array([1]))  # no score plugins: every node scores 1
     assert att.scores == {"b": {}} and att.totals == {"b": 1}

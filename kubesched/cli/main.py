@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from kubesched.api.errors import KubeschedError
 
 
-def _common_sim_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-f", "--filename", action="append", required=True, metavar="PATH",
+def _common_sim_args(p: argparse.ArgumentParser, files_required: bool = True) -> None:
+    p.add_argument("-f", "--filename", action="append", required=files_required, metavar="PATH",
                    help="manifest file or directory (repeatable): nodes, pods, PriorityClasses, PDBs")
     p.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)")
     p.add_argument("--seed", type=int, default=0, help="seed for every random choice (default 0)")
@@ -33,15 +33,25 @@ def build_parser() -> argparse.ArgumentParser:
     _common_sim_args(sim)
     sim.add_argument("-o", "--output", choices=("table", "json", "yaml"), default="table")
     sim.add_argument("--explain", action="store_true", help="include every attempt: per-node filter verdicts and scores")
+    sim.add_argument("--result-annotations", action="store_true",
+                     help="with -o json/yaml: each pod's kube-scheduler-simulator result annotations "
+                          "(kube-scheduler-simulator.sigs.k8s.io/filter-result, ...) as resultAnnotations")
     sim.add_argument("--timeline", action="store_true",
                      help="also show what happened when (virtual time): attempts, queue moves, backoffs, binds")
     from kubesched.cli import progress, workbench
 
     progress.add_arguments(sim)
     workbench.add_parsers(sub)
-    exp = sub.add_parser("explain", help="per-node, per-plugin explanation of one pod's scheduling")
-    _common_sim_args(exp)
+    exp = sub.add_parser("explain", help="per-node, per-plugin explanation of one pod's scheduling "
+                         "(simulated with -f, or asked of a running serve/run)")
+    _common_sim_args(exp, files_required=False)
     exp.add_argument("pod", metavar="POD", help="NAMESPACE/NAME (or NAME in namespace default)")
+    exp.add_argument("--kubeconfig", metavar="PATH",
+                     help="ask the scheduler inside a running `kubesched serve` (its API server, from this kubeconfig)")
+    exp.add_argument("--scheduler-url", metavar="URL",
+                     help="ask a running `kubesched run` at its endpoint port (e.g. http://127.0.0.1:10259)")
+    exp.add_argument("-o", "--output", choices=("table", "json"), default="table",
+                     help="with --kubeconfig/--scheduler-url: the table or the explain JSON document")
     from kubesched.cli import bench
 
     bench.add_parser(sub)
@@ -65,6 +75,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = {0: logging.WARNING, 1: logging.INFO}.get(args.verbose, logging.DEBUG)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     try:
+        if args.command == "explain" and (args.kubeconfig or args.scheduler_url):
+            from kubesched.cli import explain_remote
+
+            if args.filename:
+                raise KubeschedError("explain: -f (simulate) and --kubeconfig/--scheduler-url (ask a running "
+                                     "scheduler) exclude each other")
+            return explain_remote.run(args)
+        if args.command == "explain" and not args.filename:
+            raise KubeschedError("explain: give manifests (-f) to simulate, or --kubeconfig (serve) or "
+                                 "--scheduler-url (run) to ask a running scheduler")
         if args.command in ("simulate", "explain"):
             from kubesched.cli import simulate
 

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from kubesched.scheduler import Attempt
+from kubesched.explanation import NOT_EVALUATED, Attempt
 from kubesched.sim.driver import PodOutcome, Simulation
 
 SHORT = {"NodeResourcesFit": "Fit", "NodeResourcesBalancedAllocation": "Balanced",
@@ -68,41 +68,137 @@ def print_simulation(sim: Simulation) -> None:
 def _verdict(v: Any) -> tuple[str, str]:
     if v == "ok":
         return "[green]ok[/]", ""
+    if v == NOT_EVALUATED:
+        return "[dim]not evaluated[/]", ""
     reasons = "; ".join(v["reasons"]) + (f" ({v['detail']})" if v.get("detail") else "")
     return f"[red]{escape(v['plugin'] or 'PreFilter')}[/] ({v['code']})", escape(reasons)
 
 
-def print_attempt(con: Console, i: int, att: Attempt, at: str | None = None) -> None:
-    """``at``: when, as shown (default: the simulation's ``t=...s``)."""
-    con.print(f"[bold]attempt {i + 1}[/] at {at or f't={att.time:g}s'}: {_status(att.result)}"
-              + (f" on [bold]{att.chosen}[/]" if att.chosen else ""))
+def print_attempt(con: Console, i: int, att: Attempt | dict[str, Any], at: str | None = None) -> None:
+    """One attempt (an :class:`Attempt` or its JSON document, as ``/debug/explain`` serves it);
+    ``at``: when, as shown (default: the simulation's ``t=...s``)."""
+    doc = att.to_json() if isinstance(att, Attempt) else att
+    chosen, result = doc.get("chosen"), str(doc.get("result"))
+    when = at or f"t={float(doc.get('time') or 0):g}s"
+    con.print(f"[bold]attempt {i + 1}[/] at {when}: {_status(result)}"
+              + (f" on [bold]{escape(chosen)}[/]" if chosen else ""))
+    _print_filter(con, doc)
+    scores, totals = doc.get("scores") or {}, doc.get("totals") or {}
+    if scores:
+        _print_scores(con, doc, scores, totals, chosen)
+    if doc.get("scoreSkipped"):
+        con.print(f"score: skipped ({escape(doc['scoreSkipped'])})")
+    if doc.get("message"):
+        con.print(f"[red]message:[/] {escape(doc['message'])}")
+    if doc.get("nominatedNode"):
+        con.print(f"preemption: nominated [bold]{escape(doc['nominatedNode'])}[/], "
+                  f"victims: {escape(', '.join(doc.get('victims') or []))}")
+    if doc.get("preemption"):
+        _print_preemption(con, doc["preemption"])
+
+
+def _print_filter(con: Console, doc: dict[str, Any]) -> None:
     ft = Table(title="Filter", title_justify="left")
     ft.add_column("NODE")
     ft.add_column("VERDICT")
     ft.add_column("REASONS", overflow="fold")
-    for node, v in att.filter.items():
+    ev = doc.get("evaluation") or {}
+    only = ev.get("upstreamEvaluatedOnly")
+    for node, v in (doc.get("filter") or {}).items():
         verdict, reasons = _verdict(v)
+        if only and node != only and v != NOT_EVALUATED:
+            verdict += " [dim](upstream: not evaluated)[/]"
         ft.add_row(escape(node), verdict, reasons)
     con.print(ft)
-    if att.scores:
-        plugins = sorted({p for s in att.scores.values() for p in s})
-        st = Table(title="Score (weighted, after normalisation)", title_justify="left")
-        st.add_column("NODE")
+    if ev.get("notEvaluated"):
+        con.print(f"not evaluated: {ev['notEvaluated']} of {ev['nodes']} node(s): {escape(str(ev.get('reason')))}")
+
+
+def _print_scores(con: Console, doc: dict[str, Any], scores: dict[str, dict[str, int]],
+                  totals: dict[str, int], chosen: str | None) -> None:
+    plugins = sorted({p for s in scores.values() for p in s})
+    order = sorted(totals, key=lambda n: (-totals[n], n))
+    st = Table(title="Score (weighted, after normalisation)", title_justify="left")
+    st.add_column("NODE")
+    for p in plugins:
+        st.add_column(SHORT.get(p, p), justify="right", overflow="fold")
+    st.add_column("TOTAL", justify="right")
+    for node in order:
+        mark = " *" if node == chosen else ""
+        st.add_row(escape(node) + mark, *[str(scores[node].get(p, "")) for p in plugins], str(totals[node]))
+    con.print(st)
+    raw, norm = doc.get("rawScores") or {}, doc.get("normalizedScores") or {}
+    weights = doc.get("weights") or {}
+    if raw:
+        dt = Table(title="Score detail (raw -> normalised; weight)", title_justify="left")
+        dt.add_column("NODE")
         for p in plugins:
-            st.add_column(SHORT.get(p, p), justify="right", overflow="fold")
-        st.add_column("TOTAL", justify="right")
-        for node in sorted(att.totals, key=lambda n: (-att.totals[n], n)):
-            mark = " *" if node == att.chosen else ""
-            st.add_row(escape(node) + mark, *[str(att.scores[node].get(p, "")) for p in plugins],
-                       str(att.totals[node]))
-        con.print(st)
-        legend = [f"{SHORT[p]}={p}" for p in plugins if p in SHORT]
-        if legend:
-            con.print("[dim]" + ", ".join(legend) + "[/]")
-    if att.message:
-        con.print(f"[red]message:[/] {escape(att.message)}")
-    if att.nominated_node:
-        con.print(f"preemption: nominated [bold]{att.nominated_node}[/], victims: {escape(', '.join(att.victims))}")
+            dt.add_column(f"{SHORT.get(p, p)} x{weights[p]}" if p in weights else SHORT.get(p, p),
+                          justify="right", overflow="fold")
+        for node in order:
+            r, n = raw.get(node, {}), norm.get(node, {})
+            dt.add_row(escape(node), *[f"{r[p]}->{n.get(p, '')}" if p in r else "" for p in plugins])
+        con.print(dt)
+    legend = [f"{SHORT[p]}={p}" for p in plugins if p in SHORT]
+    if legend:
+        con.print("[dim]" + escape(", ".join(legend)) + "[/]")
+
+
+def _print_preemption(con: Console, pre: dict[str, Any]) -> None:
+    if not pre.get("candidates"):
+        return
+    t = Table(title="Preemption candidates", title_justify="left")
+    for col in ("NODE", "PDB VIOL.", "TOP VICTIM PRIO", "PRIO SUM", "VICTIMS"):
+        t.add_column(col, overflow="fold")
+    for c in pre["candidates"]:
+        mark = " *" if c["node"] == pre.get("chosen") else ""
+        t.add_row(escape(c["node"]) + mark, str(c["pdbViolations"]), str(c["highestVictimPriority"]),
+                  str(c["victimPrioritySum"]), escape(", ".join(c["victims"])))
+    con.print(t)
+    con.print(f"chosen: {escape(str(pre.get('chosen')))}, decided by: {escape(str(pre.get('decidedBy')))}")
+
+
+def _iso(t: Any) -> str:
+    from datetime import datetime, timezone
+
+    try:
+        return datetime.fromtimestamp(float(t), timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
+    except (TypeError, ValueError, OverflowError, OSError):
+        return str(t)
+
+
+def print_document(con: Console, doc: dict[str, Any]) -> None:
+    """An explain document of ``serve``/``run`` (``/debug/explain``): its attempts, oldest
+    first, then the pod's history (attempts and queue moves), times in UTC."""
+    total = doc.get("attemptsTotal", len(doc.get("attempts") or [doc]))
+    con.print(f"[bold]{escape(str(doc.get('pod', '')))}[/]: {_status(str(doc.get('result')))}"
+              + (f" on {escape(doc['chosen'])}" if doc.get("chosen") else "")
+              + f" ({total} attempt(s); the last {len(doc.get('attempts') or [doc])} kept)")
+    for d in doc.get("attempts") or [doc]:
+        print_attempt(con, int(d.get("attempt", 1)) - 1, d, at=_iso(d.get("time")))
+    history = doc.get("history") or []
+    if history:
+        t = Table(title="History", title_justify="left")
+        for col in ("TIME", "EVENT", "DETAIL"):
+            t.add_column(col, overflow="fold")
+        for e in history:
+            if e["event"] == "attempt":
+                detail = f"#{e['attempt']}: {e['result']}" + (f" on {e['node']}" if e.get("node") else "")
+            else:
+                detail = f"{e.get('from') or '-'} -> {e['to']} ({e['trigger']})"
+                if e.get("backoffExpiration") is not None:
+                    detail += f", backoff until {_iso(e['backoffExpiration'])}"
+            t.add_row(_iso(e["time"]), e["event"], escape(detail))
+        con.print(t)
+
+
+def document_text(doc: dict[str, Any], width: int = 120) -> str:
+    """:func:`print_document` as plain text (``?output=text``)."""
+    import io
+
+    buf = io.StringIO()
+    print_document(Console(file=buf, width=width, no_color=True, highlight=False, soft_wrap=False), doc)
+    return buf.getvalue()
 
 
 def print_explanation(out: PodOutcome) -> None:

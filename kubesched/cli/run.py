@@ -18,18 +18,12 @@ finish or are released, then the lease is given up.
 from __future__ import annotations
 
 import argparse
-import io
 import logging
 import signal
 import threading
-from datetime import datetime, timezone
 from types import FrameType
-from typing import TYPE_CHECKING
 
 from kubesched.api.errors import KubeschedError
-
-if TYPE_CHECKING:
-    from kubesched.live import LiveScheduler
 
 log = logging.getLogger(__name__)
 
@@ -53,23 +47,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="also serve the web UI (read-only) at / on --port")
     p.add_argument("--identity", metavar="ID", default="",
                    help="this replica's name in the Lease (default: <hostname>_<uuid>, as kube-scheduler)")
+    from kubesched.cli.explain_remote import add_live_flags
 
-
-def _explain_text(live: "LiveScheduler", namespace: str, name: str) -> str | None:
-    from rich.console import Console
-
-    from kubesched.cli.render import print_attempt
-
-    att = live.attempt(namespace, name)
-    if att is None:
-        return None
-    buf = io.StringIO()
-    con = Console(file=buf, width=120, no_color=True, highlight=False)
-    when = datetime.fromtimestamp(live.clock.to_unix(att.time), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    con.print(f"{namespace}/{name}")
-    with live.sched.lock:
-        print_attempt(con, 0, att, at=when)
-    return buf.getvalue()
+    add_live_flags(p)
 
 
 def _read_text(path: str) -> str:
@@ -81,6 +61,9 @@ def _read_text(path: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from kubesched.cli.explain_remote import live_options
+    from kubesched.cli.render import document_text
+    from kubesched.live import LiveOptions
     from kubesched.cluster.kube import KubeClient
     from kubesched.config import load_config
     from kubesched.live.endpoints import EndpointServer
@@ -116,11 +99,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         try:
             replica = Replica(config, client, registry=registry, identity=args.identity or None,
-                              lease_client=lease_client, on_event=on_event)
+                              lease_client=lease_client, on_event=on_event,
+                              options=LiveOptions(**live_options(args)))
         except KubeschedError as exc:  # a profile that cannot be built: name the file
             raise KubeschedError(f"{args.config}: {exc}") from exc
         if args.port >= 0:
-            hooks = replica.hooks(_explain_text)
+            hooks = replica.hooks(document_text)
             if args.ui:
                 from kubesched.ui import run_routes
                 hooks.extra_routes = run_routes(lambda: replica.live, _read_text(args.config))

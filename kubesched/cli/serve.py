@@ -23,7 +23,7 @@ from kubesched.cluster.apiserver.limits import DEFAULT_MAX_MUTATING, DEFAULT_MAX
 
 if TYPE_CHECKING:
     from kubesched.config import SchedulerConfig
-    from kubesched.live import SchedulerComponent
+    from kubesched.live import LiveOptions, SchedulerComponent
     from kubesched.ui import ServeUi
 
 log = logging.getLogger(__name__)
@@ -74,6 +74,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--scheduler-process", action="store_true",
                    help="run the scheduler as a child process against the server's URL (its own interpreter: "
                         "faster with more than one core; its metrics are not on the server's /metrics)")
+    from kubesched.cli.explain_remote import add_live_flags
+
+    add_live_flags(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -114,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     component = None
     if config is not None:
         try:  # built here in both cases, so that a profile that cannot be built is an error now
-            component = build_scheduler(args.config, config, server.kubeconfig)
+            component = build_scheduler(args.config, config, server.kubeconfig, _live_options(args))
         except KubeschedError:
             server.store.close()
             server.sock.close()
@@ -188,11 +191,13 @@ def load_scheduler_config(path: str | None) -> "SchedulerConfig":
     return load_config(path, in_tree_registry())
 
 
-def build_scheduler(config_path: str | None, config: "SchedulerConfig", kubeconfig: Path) -> "SchedulerComponent":
+def build_scheduler(config_path: str | None, config: "SchedulerConfig", kubeconfig: Path,
+                    options: "LiveOptions | None" = None) -> "SchedulerComponent":
     """The scheduler inside: a LiveScheduler that talks to this server over HTTP through
     the kubeconfig it wrote, with the same client code as against a real cluster."""
+    from kubesched.cli.render import document_text
     from kubesched.cluster.kube import KubeClient
-    from kubesched.live import LiveScheduler, SchedulerComponent
+    from kubesched.live import LiveOptions, LiveScheduler, SchedulerComponent
 
     cc = config.client_connection
     # Without a --config, the scheduler inside is throttled as upstream's scheduler_perf
@@ -202,7 +207,7 @@ def build_scheduler(config_path: str | None, config: "SchedulerConfig", kubeconf
     qps, burst = (cc.qps, cc.burst) if config_path else (SERVE_QPS, SERVE_BURST)
     client = KubeClient.connect(str(kubeconfig), qps=qps, burst=burst)
     try:
-        live = LiveScheduler(config, client)
+        live = LiveScheduler(config, client, options or LiveOptions())
     except KubeschedError as exc:  # a profile that cannot be built: name the file it came from
         raise KubeschedError(f"{config_path}: {exc}" if config_path else str(exc)) from exc
 
@@ -210,4 +215,11 @@ def build_scheduler(config_path: str | None, config: "SchedulerConfig", kubeconf
         print(f"kubesched scheduler running (profiles: {', '.join(s.profiles)}; "
               f"{len(s.nodes)} nodes, {len(s.pods)} pods)", flush=True)
 
-    return SchedulerComponent(live, on_ready=ready)
+    return SchedulerComponent(live, on_ready=ready, explain_text=document_text)
+
+
+def _live_options(args: argparse.Namespace) -> "LiveOptions":
+    from kubesched.cli.explain_remote import live_options
+    from kubesched.live import LiveOptions
+
+    return LiveOptions(**live_options(args))

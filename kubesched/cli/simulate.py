@@ -44,9 +44,12 @@ def _simulate(args: argparse.Namespace, explain: bool) -> Simulation:
 def run(args: argparse.Namespace) -> int:
     if args.command == "explain":
         return explain(args)
-    sim = _simulate(args, explain=args.explain)
+    annotate = getattr(args, "result_annotations", False)
+    sim = _simulate(args, explain=args.explain or annotate)
     doc: dict[str, Any] = {"pods": [o.to_json(args.explain) for o in sim.results()],
                            "summary": sim.summary()}
+    if annotate:
+        _add_result_annotations(sim, doc["pods"])
     ignored = sim.ignored_pods()
     if ignored:  # finished pods, which the scheduler never sees
         doc["ignoredPods"] = ignored
@@ -69,6 +72,22 @@ def run(args: argparse.Namespace) -> int:
         if args.timeline:
             render.print_timeline(sim.timeline.entries)
     return 0
+
+
+def _add_result_annotations(sim: Simulation, pods: list[dict[str, Any]]) -> None:
+    """``--result-annotations``: each attempted pod's kube-scheduler-simulator annotations
+    (``resultAnnotations``), as ``serve``/``run`` would write them after its last attempt."""
+    from kubesched.kssresults import HISTORY, ProfilePlugins, result_annotations
+
+    plugins = {name: ProfilePlugins.of(fw.points) for name, fw in sim.sched.profiles.items()}
+    for out, pod in zip(sim.results(), pods):
+        history: list[dict[str, str]] = []
+        ann: dict[str, str] = {}
+        for att in out.attempts:
+            ann = result_annotations(att, plugins.get(out.pod.scheduler_name, ProfilePlugins()), history)
+            history = json.loads(ann[HISTORY])
+        if ann:
+            pod["resultAnnotations"] = ann
 
 
 def explain(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ pods of equal or higher priority go through upstream's two-pass per-node filteri
 from __future__ import annotations
 
 import logging
+from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -98,6 +99,9 @@ class Framework:
         self.nominated_nodes: Callable[[], Mapping[str, Sequence[Pod]]] = lambda: {}
         # told of every run_<point> call (extension point, result, seconds): metrics
         self.observer: PointObserver | None = None
+        # (plugin, extension point) -> plugin calls, per node for Filter and Score, as
+        # upstream's scheduler_plugin_evaluation_total counts them (read by the metrics)
+        self.evaluations: defaultdict[tuple[str, str], int] = defaultdict(int)
 
     # -- queue ------------------------------------------------------------------------
     @property
@@ -145,6 +149,7 @@ class Framework:
         skip: set[str] = set()
         try:
             for pl in self.points["preFilter"]:
+                self.evaluations[(pl.name, "PreFilter")] += 1
                 r, st = as_pre_filter(_call(pl, "PreFilter", pl.pre_filter, state, pod, nodes), pl.name)
                 if st.code == Code.Skip:
                     skip.add(pl.name)
@@ -257,6 +262,7 @@ class Framework:
         for pl in self.points["filter"]:
             if pl.name in state.skip_filter_plugins or alive.size == 0:
                 continue
+            self.evaluations[(pl.name, "Filter")] += int(alive.size)
             if pl.name in self._batch_filter:
                 res = self._batch(pl, "Filter", pl.filter_nodes, state, pod, table, alive)
                 if isinstance(res, Status):
@@ -383,6 +389,7 @@ class Framework:
         skip: set[str] = set()
         try:
             for pl in self.points["preScore"]:
+                self.evaluations[(pl.name, "PreScore")] += 1
                 st = as_status(_call(pl, "PreScore", pl.pre_score, state, pod, nodes), "pre_score", pl.name)
                 if st.code == Code.Skip:
                     skip.add(pl.name)
@@ -395,8 +402,10 @@ class Framework:
 
     @timed_point("Score")
     def run_score(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray,
+                  detail: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
                   ) -> tuple[dict[str, np.ndarray], np.ndarray] | Status:
-        """Weighted, normalised score per plugin over rows ``idx``, and the totals."""
+        """Weighted, normalised score per plugin over rows ``idx``, and the totals.
+        ``detail`` (explain): filled with each plugin's (raw, normalised) scores."""
         per_plugin: dict[str, np.ndarray] = {}
         totals = np.zeros(idx.size, np.int64)
         names = RowNames(table.names, idx)
@@ -404,6 +413,7 @@ class Framework:
         for pl in self.points["score"]:
             if pl.name in state.skip_score_plugins:
                 continue
+            self.evaluations[(pl.name, "Score")] += int(idx.size)
             if pl.name in self._batch_score:
                 res = self._batch(pl, "Score", pl.score_nodes, state, pod, table, idx)
                 if isinstance(res, Status):
@@ -417,6 +427,7 @@ class Framework:
                         return _score_error("running Score plugins", s, pl.name)
                     vals.append(s)
                 scores = np.array(vals, dtype=np.int64)
+            raw = scores.copy() if detail is not None else scores
             if pl.name in self._normalizes:  # the ScoreExtensions protocol
                 st = as_status(_call(pl, "NormalizeScore", pl.normalize_score, state, pod, names, scores),
                                "normalize_score", pl.name)
@@ -427,6 +438,8 @@ class Framework:
                 return _error(f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an '
                               f"invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, "
                               f"{MAX_NODE_SCORE}] after normalizing", pl.name)
+            if detail is not None:
+                detail[pl.name] = (raw, scores)
             weighted = scores * self.weights[pl.name]
             per_plugin[pl.name] = weighted
             totals += weighted

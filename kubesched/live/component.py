@@ -7,7 +7,7 @@ before it accepts connections). It stops as soon as the server begins to shut do
 bindings in flight still get answers and its connections are closed before the server
 waits for them), or at the latest when the server stops its components. The component
 owns the scheduler's client and closes it; the scheduler's metrics appear on the
-server's ``/metrics``.
+server's ``/metrics`` and its explanations on ``/debug/explain/<namespace>/<pod>``.
 
 :meth:`restart` replaces the scheduler with one built from a new configuration (the web
 UI's configuration page): the new one is built first (a profile that cannot be built
@@ -33,8 +33,11 @@ class SchedulerComponent:
     name = "scheduler"
 
     def __init__(self, live: LiveScheduler, on_ready: Callable[[LiveScheduler], None] | None = None,
-                 start_timeout: float = 60.0) -> None:
+                 start_timeout: float = 60.0,
+                 explain_text: Callable[[dict[str, Any]], str] | None = None) -> None:
+        """``explain_text``: renders an explain document as ``?output=text`` shows it."""
         self.live = live
+        self.explain_text = explain_text
         self.on_ready = on_ready
         self.start_timeout = start_timeout
         self._stop = threading.Event()
@@ -47,10 +50,23 @@ class SchedulerComponent:
         api_metrics = getattr(getattr(server, "state", None), "metrics", None)
         if api_metrics is not None:  # the scheduler's metrics on the server's /metrics
             api_metrics.registry.register(self.live.metrics.registry)
+        state = getattr(server, "state", None)
+        if state is not None and hasattr(state, "explain"):  # the server's /debug/explain
+            state.explain = self._explain  # the current scheduler's, across restarts
+            state.explain_text = self._explain_text if self.explain_text is not None else None
         stopping = getattr(getattr(server, "state", None), "stopping", None)
         self._thread = threading.Thread(target=self._run, args=(stopping,), name="scheduler-component",
                                         daemon=True)
         self._thread.start()
+
+    def _explain(self, namespace: str, name: str) -> dict[str, Any] | None:
+        return self.live.explain(namespace, name)
+
+    def _explain_text(self, namespace: str, name: str) -> str | None:
+        doc = self.live.explain(namespace, name)
+        if doc is None or self.explain_text is None:
+            return None
+        return self.explain_text(doc)
 
     def _run(self, server_stopping: threading.Event | None) -> None:
         if not self._wait_for_server():
@@ -91,7 +107,7 @@ class SchedulerComponent:
             started = self._started
             if started:
                 old.stop()
-            new.loop.attempts.update(old.loop.attempts)  # explanations survive the restart
+            new.adopt_explanations(old.store)  # explanations survive the restart
             self.live = new
             if started:
                 new.start()

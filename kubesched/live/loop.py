@@ -22,12 +22,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 
 from kubesched.api.objects import Pod
 
 from kubesched.eventhandlers import EventHandlers
+from kubesched.live.explainstore import ExplainStore
 from kubesched.framework.interface import QueuedPodInfo
 from kubesched.queue.scheduling_queue import SchedulingQueue
 from kubesched.scheduler import Attempt, Scheduler
@@ -42,15 +42,15 @@ CLEANUP_ASSUMED_PERIOD = 1.0
 class SchedulingLoop:
     def __init__(self, sched: Scheduler, queue: SchedulingQueue, handlers: EventHandlers,
                  now: Callable[[], float], after_cycle: Callable[[], None] | None = None,
-                 attempts_kept: int = 10_000, may_decide: Callable[[], bool] | None = None) -> None:
+                 store: ExplainStore | None = None, may_decide: Callable[[], bool] | None = None) -> None:
+        """``store``: where attempts are kept for explain (default: the default bounds)."""
         self.sched = sched
         self.may_decide = may_decide
         self.queue = queue
         self.handlers = handlers
         self.now = now
         self.after_cycle = after_cycle
-        self.attempts_kept = attempts_kept
-        self.attempts: OrderedDict[str, Attempt] = OrderedDict()  # pod key -> last attempt
+        self.store = store if store is not None else ExplainStore()  # pod key -> its last attempts
         # called (under the scheduler's lock) after each scheduling cycle with the pod, its
         # Attempt and the cycle's duration in seconds: for metrics. A binding cycle goes on
         # in another thread; its outcome lands in the same Attempt (result Scheduled/Error).
@@ -113,10 +113,7 @@ class SchedulingLoop:
                 hook(pod, att, elapsed)
             except Exception:  # noqa: BLE001 - an observer's bug must not stop scheduling
                 log.exception("attempt hook failed")
-        self.attempts[pod.key] = att
-        self.attempts.move_to_end(pod.key)
-        while len(self.attempts) > self.attempts_kept:
-            self.attempts.popitem(last=False)
+        self.store.add_attempt(pod.key, att)
         if len(self.sched.waiting):
             self.sched.process_waiting()  # a Permit plugin may have allowed waiting pods
 
@@ -146,5 +143,4 @@ class SchedulingLoop:
                 self._cond.wait(timeout)
 
     def last_attempt(self, key: str) -> Attempt | None:
-        with self.sched.lock:
-            return self.attempts.get(key)
+        return self.store.last(key)

@@ -7,8 +7,14 @@ Fed through the core's hooks: the loop's ``attempt_hooks`` (attempts, durations,
 preemption victims), each profile's ``Framework.observer`` (extension points; PostFilter
 runs count as preemption attempts) and ``Scheduler.algorithm_observer`` (the algorithm's
 duration, and sampling of cycles for per-plugin timing, as upstream's
-``pluginMetricsSamplePercent``). ``scheduler_pending_pods`` is read from the queue when
-scraped.
+``pluginMetricsSamplePercent``), the scheduler's queue moves (``move_hooks``: incoming
+pods) and informer events (``event_observer``: event handling latency).
+``scheduler_pending_pods`` and the state metrics of :mod:`.metrics_state` are read when
+scraped; ``process_*`` comes from prometheus_client's process collector (Linux ``/proc``).
+
+``scheduler_pod_scheduling_sli_duration_seconds`` and ``scheduler_pod_scheduling_attempts``
+are observed when a pod's node is chosen (see the simplification below), from the time of
+its first attempt, with its attempt count (``attempts`` label ``1`` .. ``15+``).
 
 One :class:`SchedulerMetrics` may outlive the scheduler it observes: :meth:`attach` points
 it at a new one (``kubesched run`` builds a new scheduler when it loses its lease; its
@@ -26,13 +32,15 @@ import random
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Histogram, ProcessCollector
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from kubesched.api.objects import Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.metrics import PLUGIN_RECORDER, status_label
+from kubesched.live.metrics_state import SchedulerState
+from kubesched.queue.moves import ACTIVE_Q, BACKOFF_Q, GATED, UNSCHEDULABLE, QueueMove
 from kubesched.scheduler import Attempt
 
 if TYPE_CHECKING:
@@ -41,6 +49,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PLUGIN_METRICS_SAMPLE_PERCENT = 10  # upstream's pluginMetricsSamplePercent
+QUEUE_LABELS = {ACTIVE_Q: "active", BACKOFF_Q: "backoff", UNSCHEDULABLE: "unschedulable", GATED: "gated"}
+ATTEMPTS_CAP = 15  # upstream getAttemptsLabel: "15+" from there on
 
 
 
@@ -115,8 +125,24 @@ class SchedulerMetrics:
             "kubesched_extender_call_duration_seconds", "Latency of an HTTP scheduler extender call, by "
             "extender (urlPrefix) and verb (filter, prioritize).", ["extender", "verb"],
             buckets=exponential_buckets(0.001, 2, 15), registry=r)
+        self.incoming_pods = Counter(
+            "scheduler_queue_incoming_pods", "[STABLE] Number of pods added to scheduling queues by event and "
+            "queue type.", ["queue", "event"], registry=r)
+        self.sli_duration = Histogram(
+            "scheduler_pod_scheduling_sli_duration_seconds", "[BETA] E2e latency for a pod being scheduled, from "
+            "the time the pod enters the scheduling queue and might involve multiple scheduling attempts.",
+            ["attempts"], buckets=exponential_buckets(0.01, 2, 20), registry=r)
+        self.pod_attempts = Histogram(
+            "scheduler_pod_scheduling_attempts", "[STABLE] Number of attempts to successfully schedule a pod.",
+            buckets=exponential_buckets(1, 2, 5), registry=r)
+        self.event_handling = Histogram(
+            "scheduler_event_handling_duration_seconds", "[ALPHA] Event handling latency in seconds.",
+            ["event"], buckets=exponential_buckets(0.0001, 2, 12), registry=r)
         self._pending = _PendingPods()
         r.register(self._pending)
+        self._state = SchedulerState()
+        r.register(self._state)
+        ProcessCollector(registry=r)  # process_cpu_seconds_total, process_resident_memory_bytes, ...
 
     # -- wiring ------------------------------------------------------------------------------
     def attach(self, live: "LiveScheduler") -> None:
@@ -127,7 +153,10 @@ class SchedulerMetrics:
         for profile, fw in live.sched.profiles.items():
             fw.observer = functools.partial(self.on_extension_point, profile)
         live.sched.algorithm_observer = self
+        live.move_hooks.append(self.on_move)
+        live.event_observer = self.on_event
         self._pending.live = live
+        self._state.live = live
 
     def on_extension_point(self, profile: str, point: str, result: Any, seconds: float) -> None:
         self.extension_point_duration.labels(point, status_label(result), profile).observe(seconds)
@@ -147,6 +176,14 @@ class SchedulerMetrics:
     def record_plugin(self, plugin: str, point: str, status: str, seconds: float) -> None:
         self.plugin_duration.labels(plugin, point, status).observe(seconds)
 
+    def on_move(self, move: QueueMove) -> None:
+        queue = QUEUE_LABELS.get(move.dst)
+        if queue is not None:
+            self.incoming_pods.labels(queue, move.event).inc()
+
+    def on_event(self, label: str, seconds: float) -> None:
+        self.event_handling.labels(label).observe(seconds)
+
     def on_attempt(self, pod: Pod, att: Attempt, seconds: float) -> None:
         if att.result == "Error":
             result = "error"
@@ -157,6 +194,12 @@ class SchedulerMetrics:
         profile = pod.scheduler_name
         self.attempts.labels(result, profile).inc()
         self.attempt_duration.labels(result, profile).observe(seconds)
+        if result == "scheduled" and att.pod_attempts > 0:
+            n = att.pod_attempts
+            self.pod_attempts.observe(n)
+            if att.initial_attempt is not None:
+                label = f"{ATTEMPTS_CAP}+" if n >= ATTEMPTS_CAP else str(n)
+                self.sli_duration.labels(label).observe(max(0.0, att.time + seconds - att.initial_attempt))
         if att.nominated_node:
             self.preemption_victims.observe(len(att.victims))
         for key, secs in att.extender_seconds.items():

@@ -121,8 +121,13 @@ class Replica:
     def leading(self) -> bool:
         return self.elector is None or self.elector.leading.is_set()
 
-    def hooks(self, explain_text: Callable[[LiveScheduler, str, str], str | None] | None = None) -> EndpointHooks:
-        """The endpoints' checks, metrics and explanations, always of the current scheduler."""
+    def hooks(self, explain_text: Callable[[dict[str, Any]], str] | None = None) -> EndpointHooks:
+        """The endpoints' checks, metrics and explanations, always of the current scheduler;
+        ``explain_text`` renders an explain document for ``?output=text``."""
+        def text(ns: str, name: str) -> str | None:
+            doc = self.live.explain(ns, name)
+            return None if doc is None or explain_text is None else explain_text(doc)
+
         def election() -> str | None:
             return self.elector.check(HEALTHZ_LEASE_TOLERANCE) if self.elector is not None else None
 
@@ -136,7 +141,7 @@ class Replica:
         return EndpointHooks(
             healthz=base, readyz=[*base, ("sched-handler-sync", synced), ("shutdown", shutdown)],
             registry=self.metrics_registry, explain=lambda ns, name: self.live.explain(ns, name),
-            explain_text=None if explain_text is None else (lambda ns, name: explain_text(self.live, ns, name)))
+            explain_text=None if explain_text is None else text)
 
     # -- running -----------------------------------------------------------------------------
     def start(self) -> None:

@@ -63,14 +63,23 @@ from kubesched.eventhandlers import EventHandlers
 from kubesched.framework.clock import RealClock
 from kubesched.framework.events import ActionType, Resource
 from kubesched.framework.registry import Registry
+from kubesched.kssresults import ProfilePlugins
+from kubesched.live.annotations import ResultAnnotator
 from kubesched.live.binder import Binder
+from kubesched.live.explainstore import DEFAULT_MAX_ATTEMPTS, DEFAULT_PER_POD, ExplainStore
 from kubesched.live.loop import SchedulingLoop
 from kubesched.live.metrics import SchedulerMetrics
 from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
+from kubesched.queue.moves import QueueMove
 from kubesched.queue.scheduling_queue import SchedulingQueue
 from kubesched.scheduler import Attempt, Scheduler
 
 log = logging.getLogger(__name__)
+
+
+def _pod_label(pod: Any, action: str) -> str:
+    """Upstream's event label of a pod event: AssignedPod<Action> or UnscheduledPod<Action>."""
+    return f"{'Assigned' if getattr(pod, 'node_name', '') else 'Unscheduled'}Pod{action}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -80,7 +89,9 @@ class LiveOptions:
     explain: bool = True  # record per-node verdicts and scores for explain()
     binding_workers: int = 16
     stop_timeout: float = 10.0
-    attempts_kept: int = 10_000
+    explain_attempts_per_pod: int = DEFAULT_PER_POD  # attempts kept per pod for explain()
+    explain_max_attempts: int = DEFAULT_MAX_ATTEMPTS  # attempts kept in all (oldest dropped)
+    result_annotations: bool = False  # write kube-scheduler-simulator's result annotations
     informer_backoff: tuple[float, float, float] = (0.4, 2.0, 30.0)
 
 
@@ -146,19 +157,32 @@ class LiveScheduler:
                                   self.sched.new_handle)
         for name, fw in profiles.items():
             self.sched.add_profile(name, fw)
+        # queue moves go to these (explain history, metrics); the queue keeps no log of its own
+        self.move_hooks: list[Callable[[QueueMove], None]] = []
+        self.store = ExplainStore(options.explain_attempts_per_pod, options.explain_max_attempts)
+        self.move_hooks.append(self.store.on_move)
         self.queue = SchedulingQueue.for_profiles(
             profiles, self.clock.now, initial_backoff=float(config.pod_initial_backoff_seconds),
-            max_backoff=float(config.pod_max_backoff_seconds), pod_lister=self.objects.current_pod)
+            max_backoff=float(config.pod_max_backoff_seconds), pod_lister=self.objects.current_pod,
+            listener=self._on_move, keep_moves=False)
         self.sched.queue = self.queue
         self.sched.current_pod = self.objects.current_pod
         self.handlers = EventHandlers(self.sched)
         self.loop = SchedulingLoop(self.sched, self.queue, self.handlers, self.clock.now,
-                                   after_cycle=self.sink.flush, attempts_kept=options.attempts_kept,
+                                   after_cycle=self.sink.flush, store=self.store,
                                    may_decide=None if fence is None else self._may_decide)
         self.handlers.notify = self.loop.wake
+        # told of each informer event handled (event label, seconds): metrics
+        self.event_observer: Callable[[str, float], None] | None = None
         self._wire()
         self.metrics = metrics or SchedulerMetrics()  # kube-scheduler's metrics, in their own registry
         self.metrics.attach(self)
+        self.annotator: ResultAnnotator | None = None  # --result-annotations: KSS's keys on each pod
+        if options.result_annotations:
+            self.annotator = ResultAnnotator(
+                client, {name: ProfilePlugins.of(fw.points) for name, fw in profiles.items()},
+                self.objects.current_pod, guard=self.sink.guard)
+            self.loop.attempt_hooks.append(self.annotator.on_attempt)
         self._thread: threading.Thread | None = None
         self._informers_started = False
         self._ready = threading.Event()
@@ -171,9 +195,14 @@ class LiveScheduler:
         h = self.handlers
         for informer in self.informers:
             informer.lock = self.sched.lock
-        self.pods.on_add, self.pods.on_update, self.pods.on_delete = h.on_pod_add, h.on_pod_update, h.on_pod_delete
-        self.nodes.on_add, self.nodes.on_update = h.on_node_add, h.on_node_update
-        self.nodes.on_delete = h.on_node_delete
+        t = self._timed
+        self.pods.on_add = t(lambda p: _pod_label(p, "Add"), h.on_pod_add)
+        self.pods.on_update = t(lambda _o, p: _pod_label(p, "Update"), h.on_pod_update)
+        self.pods.on_delete = t(lambda p, *_: _pod_label(p, "Delete"), h.on_pod_delete)
+        self.nodes.on_add = t(lambda *_: "NodeAdd", h.on_node_add)
+        self.nodes.on_update = t(lambda *_: "NodeUpdate", h.on_node_update)
+        self.nodes.on_delete = t(lambda *_: "NodeDelete", h.on_node_delete)
+        on_object_event = t(lambda r, a, *_: f"{getattr(r, 'value', r)}{a.name}", h.on_object_event)
         index = self.workload_index  # by namespace, as upstream's listers; no queue events
         for informer in self.workloads.values():
             informer.on_add = index.put
@@ -181,18 +210,32 @@ class LiveScheduler:
             informer.on_delete = lambda o, _stale: index.remove(o.kind, o.namespace, o.name)
         for informer, resource in [(self.namespaces, Resource.Namespace), (self.pod_groups, Resource.PodGroup),
                                    *self.storage_informers]:
-            informer.on_add = lambda o, r=resource: h.on_object_event(r, ActionType.Add, None, o)
-            informer.on_update = lambda a, b, r=resource: h.on_object_event(r, ActionType.Update, a, b)
-            informer.on_delete = lambda o, _stale, r=resource: h.on_object_event(r, ActionType.Delete, o, None)
+            informer.on_add = lambda o, r=resource: on_object_event(r, ActionType.Add, None, o)
+            informer.on_update = lambda a, b, r=resource: on_object_event(r, ActionType.Update, a, b)
+            informer.on_delete = lambda o, _stale, r=resource: on_object_event(r, ActionType.Delete, o, None)
         bump = self.dra.changed
         for informer, maybe in self.dra_informers:
             def event(action: ActionType, old: Any, new: Any, r: Resource | None = maybe) -> None:
                 bump()
                 if r is not None:
-                    h.on_object_event(r, action, old, new)
+                    on_object_event(r, action, old, new)
             informer.on_add = lambda o, ev=event: ev(ActionType.Add, None, o)
             informer.on_update = lambda a, b, ev=event: ev(ActionType.Update, a, b)
             informer.on_delete = lambda o, _stale, ev=event: ev(ActionType.Delete, o, None)
+
+    def _timed(self, label: Callable[..., str], handler: Callable[..., None]) -> Callable[..., None]:
+        """``handler``, timed for ``event_observer`` (scheduler_event_handling_duration_seconds)."""
+        def run(*args: Any) -> None:
+            observer = self.event_observer
+            if observer is None:
+                handler(*args)
+                return
+            started = time.perf_counter()
+            try:
+                handler(*args)
+            finally:
+                observer(label(*args), time.perf_counter() - started)
+        return run
 
     # -- running -------------------------------------------------------------------------------
     @property
@@ -226,6 +269,8 @@ class LiveScheduler:
         """Start popping pods once the caches have synced (a leader does). Idempotent."""
         self.start_informers()
         if self._thread is None:
+            if self.annotator is not None:
+                self.annotator.start()
             self._thread = threading.Thread(target=self._run, name="scheduling-loop", daemon=True)
             self._thread.start()
 
@@ -254,6 +299,8 @@ class LiveScheduler:
             self._thread.join(max(0.1, deadline - time.monotonic()))
         if not self.binder.wait_idle(max(0.0, deadline - time.monotonic())):
             log.warning("%d binding(s) still in flight at shutdown: released", self.binder.in_flight)
+        if self.annotator is not None:
+            self.annotator.stop(max(0.1, deadline - time.monotonic()))
         self.sink.close()  # what has not finished fails fast now: its assumed pod is forgotten
         self.binder.shutdown()
         self.binder.wait_idle(5.0)
@@ -271,6 +318,13 @@ class LiveScheduler:
             return False
         return True
 
+    def _on_move(self, move: QueueMove) -> None:
+        for hook in self.move_hooks:
+            try:
+                hook(move)
+            except Exception:  # noqa: BLE001 - an observer's bug must not stop the queue
+                log.exception("queue move hook failed")
+
     def _after_binding(self) -> None:
         self.sink.flush()
         self.loop.wake()
@@ -280,14 +334,17 @@ class LiveScheduler:
         """The pod's last scheduling attempt (None if it was never tried)."""
         return self.loop.last_attempt(f"{namespace}/{name}")
 
+    def adopt_explanations(self, store: ExplainStore) -> None:
+        """Record into ``store`` from now on (a restarted scheduler keeps its predecessor's
+        explanations and attempt histories)."""
+        self.move_hooks.remove(self.store.on_move)
+        self.store = self.loop.store = store
+        self.move_hooks.append(store.on_move)
+
     def explain(self, namespace: str, name: str) -> dict[str, Any] | None:
-        """The pod's last scheduling attempt, as ``Attempt.to_json`` (per-node filter
-        verdicts, per-plugin scores, the chosen node, the message; ``time`` in seconds
-        since 1970); None if it was never tried."""
-        att = self.loop.last_attempt(f"{namespace}/{name}")
-        if att is None:
-            return None
-        with self.sched.lock:
-            doc = att.to_json()
-        doc["time"] = self.clock.to_unix(att.time)
-        return doc
+        """The pod's explain document (README "Explain JSON"): its last attempt's keys
+        (``time`` in seconds since 1970), its kept ``attempts`` and ``history``; None if
+        it was never tried."""
+        # not under the scheduler's lock: building a document over 5,000 nodes must not hold up
+        # the loop; a binding thread only replaces an attempt's result, chosen node and message
+        return self.store.document(f"{namespace}/{name}", self.clock.to_unix)

@@ -49,14 +49,19 @@ class QueueMove(NamedTuple):
 
 
 class MoveLog:
-    def __init__(self, now: Callable[[], float], listener: Callable[[QueueMove], None] | None) -> None:
+    def __init__(self, now: Callable[[], float], listener: Callable[[QueueMove], None] | None,
+                 keep: bool = True) -> None:
         self.now = now
         self.listener = listener
+        self.keep = keep
         self.moves: list[QueueMove] = []
 
     def record(self, pod: Pod, src: str | None, dst: str, event: str, expiry: float | None = None) -> None:
+        if not self.keep and self.listener is None:
+            return
         m = QueueMove(self.now(), pod.key, src, dst, event, expiry)
-        self.moves.append(m)
+        if self.keep:
+            self.moves.append(m)
         if self.listener is not None:
             self.listener(m)
 

@@ -56,7 +56,9 @@ class SchedulingQueue(PodMover):
                  max_in_unschedulable: float = DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
                  pod_lister: Callable[[Pod], Pod | None] | None = None,
                  listener: Callable[[QueueMove], None] | None = None,
-                 pop_from_backoff_q: bool = True) -> None:
+                 pop_from_backoff_q: bool = True, keep_moves: bool = True) -> None:
+        """``keep_moves`` False (a long-running scheduler): moves go to ``listener`` only,
+        ``moves`` stays empty, so memory does not grow with every move."""
         super().__init__()
         self.now = now
         self.sort_key = sort_key
@@ -68,7 +70,7 @@ class SchedulingQueue(PodMover):
         self.max_in_unschedulable = max_in_unschedulable
         self.pod_lister = pod_lister
         self.nominator = Nominator(pod_lister)
-        self.move_log = MoveLog(now, listener)
+        self.move_log = MoveLog(now, listener, keep_moves)
         self.move_request_cycle = -1
         self.started = now()  # the periodic leftover flush runs at started + k * 30 s
 

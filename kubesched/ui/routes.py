@@ -18,8 +18,8 @@
 ``/ui/api/apply`` and ``/ui/api/delete-yaml`` (POST YAML), ``/ui/api/delete`` (POST JSON),
 ``/ui/api/config`` (PUT)
     writes (:mod:`.actions`); absent in read-only mode.
-``/debug/explain/<ns>/<pod>``
-    in ``serve``: the last attempt of a pod as ``run`` serves it (the UI's pod page reads it).
+``/debug/explain/<ns>/<pod>`` (the API server's own route in ``serve``, the endpoints' in ``run``)
+    the pod's explain document (README "Explain JSON"), which the pod page renders.
 
 Errors are JSON ``{"error": message}`` with 400 (bad query or input), 404, 503 (no
 scheduler) or 500 (a bug of ours, logged), never a traceback.
@@ -134,8 +134,6 @@ def routes(ctx: UiContext, fallback: Handler | None = None) -> list[BaseRoute]:
     ]
     if ctx.writable:
         out += _write_routes(ctx)
-        out.append(Route("/debug/explain/{namespace}/{name}", _guarded(
-            lambda r: _explain(ctx, r.path_params["namespace"], r.path_params["name"]))))
     return out
 
 
@@ -144,13 +142,6 @@ def _static_file(name: str) -> Response:
     suffix = "." + name.rsplit(".", 1)[-1]
     return FileResponse(str(path), media_type=CONTENT_TYPES.get(suffix, "application/octet-stream"),
                         headers={"Cache-Control": "no-cache"})
-
-
-def _explain(ctx: UiContext, namespace: str, name: str) -> Response:
-    doc = ctx.views.live().explain(namespace, name)
-    if doc is None:
-        return _error(f"pod {namespace}/{name} has no scheduling attempt", 404)
-    return JSONResponse(doc)
 
 
 def _events(ctx: UiContext, request: Request) -> dict[str, Any]:

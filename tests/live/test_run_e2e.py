@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -96,6 +98,12 @@ def test_run_schedules_its_pods_and_counts_other_schedulers_pods(spawn: Callable
         status, text = run.get("/debug/explain/default/b?output=text")
         assert status == 200 and "NodeResourcesFit" in text and "Insufficient cpu" in text
         assert run.get("/debug/explain/default/big")[0] == 404  # not kubesched's pod
+        # the same, asked from the terminal: `kubesched explain --scheduler-url`
+        ask = [sys.executable, "-m", "kubesched.cli.main", "explain", "--scheduler-url", run.url]
+        out = subprocess.run([*ask, "default/b"], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0 and "Insufficient cpu" in out.stdout and "History" in out.stdout, out.stderr
+        out = subprocess.run([*ask, "default/big"], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 2 and "pod default/big: no scheduling attempt" in out.stderr
     finally:
         assert run.stop() == 0
     assert "kubesched scheduler stopped" in "".join(run.output)

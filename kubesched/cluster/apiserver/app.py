@@ -14,11 +14,12 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -63,6 +64,10 @@ class ApiServerState:
     issuer: TokenIssuer = field(default_factory=TokenIssuer)
     watch_waker: object = None  # watchhttp's batched wake-ups, made on the serving loop
     policy: PolicyCache | None = None  # under RBAC: the policy escalation checks read
+    # /debug/explain/<ns>/<pod>, set by the scheduler inside (``kubesched serve``): the pod's
+    # explain document (None: never attempted) and, for ``?output=text``, the same as a table
+    explain: Callable[[str, str], dict[str, Any] | None] | None = None
+    explain_text: Callable[[str, str], str | None] | None = None
 
 
 class RequestMetrics:
@@ -106,6 +111,22 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
     async def metrics(request: Request) -> Response:
         return Response(await run_in_threadpool(state.metrics.render), media_type=CONTENT_TYPE)
 
+    async def explain(request: Request) -> Response:
+        ns, name = request.path_params["namespace"], request.path_params["name"]
+        text = request.query_params.get("output") == "text"
+        if state.explain is None:
+            msg = "no scheduler runs in this server (--no-scheduler): nothing to explain"
+            return PlainTextResponse(msg + "\n", 404) if text else JSONResponse({"error": msg}, 404)
+        if text and state.explain_text is not None:
+            body = await run_in_threadpool(state.explain_text, ns, name)
+            if body is None:
+                return PlainTextResponse(f"pod {ns}/{name} has no scheduling attempt\n", 404)
+            return PlainTextResponse(body)
+        doc = await run_in_threadpool(state.explain, ns, name)
+        if doc is None:
+            return JSONResponse({"error": f"pod {ns}/{name} has no scheduling attempt"}, 404)
+        return JSONResponse(doc)
+
     async def not_found(request: Request) -> Response:
         return status_response(E.not_found_path())
 
@@ -129,7 +150,8 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
 
     routes: list[BaseRoute] = [Route(path, _read_only(fn), methods=METHODS) for path, fn in (
         ("/version", version), ("/version/", version), ("/metrics", metrics),
-        ("/openapi/v2", openapi_v2), ("/openapi/v3", openapi_root), ("/openapi/v3/{rest:path}", openapi_gv))]
+        ("/openapi/v2", openapi_v2), ("/openapi/v3", openapi_root), ("/openapi/v3/{rest:path}", openapi_gv),
+        ("/debug/explain/{namespace}/{name}", explain))]
     routes += [Route(p, _read_only(health.endpoint(name, name == "readyz")), methods=METHODS)
                for name in ("healthz", "livez", "readyz") for p in (f"/{name}", f"/{name}/{{rest:path}}")]
     routes += [
