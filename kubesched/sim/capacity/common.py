@@ -34,13 +34,18 @@ class RunOptions:
     config_file: str | None = None  # named in errors about a profile that cannot be built
 
 
+def wire(manifest: Manifest, opts: RunOptions, *, explain: bool = False) -> Simulation:
+    """``manifest`` loaded into a wired scheduler, nothing run yet."""
+    try:
+        return Simulation(manifest, opts.config, seed=opts.seed, tie_break=opts.tie_break, explain=explain)
+    except ProfileError as exc:
+        raise KubeschedError(f"{opts.config_file}: {exc}" if opts.config_file else str(exc)) from exc
+
+
 def simulate(manifest: Manifest, opts: RunOptions, *, explain: bool = False,
              single_pass: bool = False) -> Simulation:
     """``manifest`` through the real scheduler, queue run to the end (or one pass)."""
-    try:
-        sim = Simulation(manifest, opts.config, seed=opts.seed, tie_break=opts.tie_break, explain=explain)
-    except ProfileError as exc:
-        raise KubeschedError(f"{opts.config_file}: {exc}" if opts.config_file else str(exc)) from exc
+    sim = wire(manifest, opts, explain=explain)
     sim.run(single_pass=single_pass)
     return sim
 
