@@ -35,6 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--explain", action="store_true", help="include every attempt: per-node filter verdicts and scores")
     sim.add_argument("--timeline", action="store_true",
                      help="also show what happened when (virtual time): attempts, queue moves, backoffs, binds")
+    from kubesched.cli import progress, workbench
+
+    progress.add_arguments(sim)
+    workbench.add_parsers(sub)
     exp = sub.add_parser("explain", help="per-node, per-plugin explanation of one pod's scheduling")
     _common_sim_args(exp)
     exp.add_argument("pod", metavar="POD", help="NAMESPACE/NAME (or NAME in namespace default)")
@@ -74,6 +78,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from kubesched.cli import node
 
             return node.run(args)
+        if args.command in ("snapshot", "compare"):
+            from kubesched.cli import workbench
+
+            return workbench.run(args)
         if args.command == "run":
             from kubesched.cli import run as run_cmd
 

@@ -11,10 +11,11 @@ import yaml
 
 from kubesched.api.decode import load_manifests
 from kubesched.api.errors import KubeschedError
-from kubesched.cli import render
+from kubesched.cli import progress, render
 from kubesched.config import load_config
 from kubesched.framework.errors import ProfileError
 from kubesched.plugins.registry import in_tree_registry
+from kubesched.scheduler import Attempt
 from kubesched.sim.driver import Simulation
 
 
@@ -26,7 +27,17 @@ def _simulate(args: argparse.Namespace, explain: bool) -> Simulation:
                          timeline=getattr(args, "timeline", False))
     except ProfileError as exc:  # a profile that cannot be built: name the file it came from
         raise KubeschedError(f"{args.config}: {exc}" if args.config else str(exc)) from exc
-    sim.run(single_pass=args.single_pass)
+    with progress.Bar("scheduling", len(sim.outcomes), getattr(args, "progress", progress.NEVER)) as bar:
+        attempts = scheduled = 0
+
+        def tick(att: Attempt) -> None:
+            nonlocal attempts, scheduled
+            attempts += 1
+            scheduled += att.result == "Scheduled"
+            bar.update(scheduled, description=f"scheduling ({attempts} attempts)")
+
+        sim.on_attempt = tick
+        sim.run(single_pass=args.single_pass)
     return sim
 
 

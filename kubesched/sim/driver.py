@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from kubesched.cluster.extender import HTTPExtender
@@ -116,6 +117,7 @@ class Simulation:
         self.sched.queue = self.queue
         self.handlers = EventHandlers(self.sched)
         self.outcomes: dict[str, PodOutcome] = {}
+        self.on_attempt: Callable[[Attempt], None] | None = None  # e.g. a progress bar, after each attempt
         self.ignored: list[Pod] = []
         for p in sorted((p for p in self.cluster.pods.values() if not p.node_name), key=lambda p: p.seq):
             if p.scheduler_name not in profiles:
@@ -182,6 +184,8 @@ class Simulation:
         self._tried_at[qpi.pod.uid] = self.generation
         att = self.sched.schedule_one(qpi)
         self._record(qpi.pod, att)
+        if self.on_attempt is not None:
+            self.on_attempt(att)
         self.sched.process_waiting()
         self._done_with_finished()
         return att

@@ -1,0 +1,124 @@
+"""``kubesched snapshot`` and ``kubesched compare``: the what-if workbench's commands (the
+work itself is in :mod:`kubesched.sim.snapshot` and :mod:`kubesched.sim.compare`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from kubesched.cli import progress
+
+
+def add_parsers(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    snap = sub.add_parser("snapshot", help="what the scheduler needs from a live cluster, as manifests simulate reads")
+    src = snap.add_mutually_exclusive_group()
+    src.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig of the cluster (default: $KUBECONFIG, ~/.kube/config)")
+    src.add_argument("--from-dump", action="append", metavar="FILE",
+                     help="read `kubectl get ... -o yaml` output instead of a cluster (repeatable)")
+    snap.add_argument("--context", metavar="NAME", help="kubeconfig context")
+    snap.add_argument("-o", "--output", metavar="DIR|FILE",
+                      help="a .yaml/.yml/.json file, or a directory (one file per kind); default stdout")
+    snap.add_argument("--keep-finished", action="store_true",
+                      help="keep Succeeded/Failed pods (simulate lists them as ignored); default: left out")
+    progress.add_arguments(snap)
+
+    cmp = sub.add_parser("compare", help="schedule the same pending pods under several configurations, side by side")
+    cmp.add_argument("-f", "--filename", action="append", required=True, metavar="PATH",
+                     help="the cluster: manifest file or directory (repeatable), e.g. a snapshot")
+    cmp.add_argument("--config", action="append", required=True, metavar="FILE",
+                     help="KubeSchedulerConfiguration (repeatable; `default` for the built-in defaults)")
+    cmp.add_argument("-o", "--output", metavar="DIR", help="write the HTML report (report.html, report.json, series/)")
+    cmp.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    cmp.add_argument("--seed", type=int, default=0, help="seed for every random choice (default 0)")
+    cmp.add_argument("--tie-break", choices=("random", "name"), default="random",
+                     help="equal scores: seeded random choice (upstream) or the lowest node name")
+    cmp.add_argument("--max-diff", type=int, default=30, metavar="N",
+                     help="pods of the placement diff shown in the terminal (default 30; the JSON has all)")
+    progress.add_arguments(cmp)
+
+
+def run(args: argparse.Namespace) -> int:
+    return snapshot(args) if args.command == "snapshot" else compare(args)
+
+
+def snapshot(args: argparse.Namespace) -> int:
+    from kubesched.cluster.kube import KubeClient
+    from kubesched.sim import snapshot as snap_mod
+
+    if args.from_dump:
+        snap = snap_mod.from_dump(args.from_dump, keep_finished=args.keep_finished)
+    else:
+        client = KubeClient.connect(args.kubeconfig or "", context=args.context)
+        try:
+            with progress.Bar("snapshot", len(snap_mod.ORDER), args.progress) as bar:
+                snap = snap_mod.take(client, keep_finished=args.keep_finished,
+                                     progress=lambda kind, done, total: bar.update(
+                                         done, description=f"listing {kind}" if kind else "done"))
+        finally:
+            client.close()
+    for w in snap.warnings:
+        print(f"kubesched: warning: {w}", file=sys.stderr)
+    written = snap_mod.write(snap, args.output)
+    if written:
+        counts = ", ".join(f"{n} {k}" for k, n in snap.counts().items())
+        print(f"snapshot of {snap.source}: {counts}", file=sys.stderr)
+        if snap.finished_pods:
+            print(f"finished pods {'kept' if args.keep_finished else 'left out'}: {snap.finished_pods}",
+                  file=sys.stderr)
+        print(f"written: {args.output}", file=sys.stderr)
+    return 0
+
+
+def compare(args: argparse.Namespace) -> int:
+    from kubesched.sim import compare as cmp_mod
+
+    configs = cmp_mod.candidates(args.config)
+    with progress.Bar("compare", None, args.progress) as bar:
+        done = [0] * len(configs)
+
+        def tick(i: int, att: Any) -> None:
+            done[i] += att.result == "Scheduled"
+            bar.update(sum(done), description=f"compare: {configs[i].name}")
+
+        doc = cmp_mod.compare(args.filename, configs, seed=args.seed, tie_break=args.tie_break, on_attempt=tick)
+    if args.output:
+        from kubesched.sim import compare_report
+
+        path = compare_report.build(doc).write(args.output)
+        print(f"report: {path}", file=sys.stderr)
+    if args.json:
+        json.dump(doc, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        _print(doc, args.max_diff)
+    return 0
+
+
+def _print(doc: dict[str, Any], max_diff: int) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from kubesched.sim.compare_report import summary_rows
+
+    console = Console(highlight=False)
+    cols, rows = summary_rows(doc)
+    table = Table(title=f"{doc['pendingPods']} pending pods, seed {doc['seed']}")
+    for i, c in enumerate(cols):
+        table.add_column(c, justify="left" if i == 0 else "right")
+    for row in rows:
+        table.add_row(*("" if v is None else str(v) for v in row))
+    console.print(table)
+    diff = doc["diff"]["different"]
+    if not diff:
+        console.print("Every pod is placed the same under every configuration.")
+        return
+    names = [r["name"] for r in doc["configurations"]]
+    dt = Table(title=f"{len(diff)} pods placed differently" + (f" (first {max_diff})" if len(diff) > max_diff else ""))
+    dt.add_column("pod")
+    for n in names:
+        dt.add_column(n)
+    for d in diff[:max_diff]:
+        dt.add_row(d["pod"], *(d["placements"][n] for n in names))
+    console.print(dt)
