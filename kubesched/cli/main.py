@@ -39,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     progress.add_arguments(sim)
     workbench.add_parsers(sub)
+    from kubesched.cli import capacity
+
+    capacity.add_parsers(sub)
     exp = sub.add_parser("explain", help="per-node, per-plugin explanation of one pod's scheduling")
     _common_sim_args(exp)
     exp.add_argument("pod", metavar="POD", help="NAMESPACE/NAME (or NAME in namespace default)")
@@ -82,6 +85,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from kubesched.cli import workbench
 
             return workbench.run(args)
+        if args.command in ("capacity", "replay"):
+            from kubesched.cli import capacity
+
+            return capacity.run(args)
         if args.command == "run":
             from kubesched.cli import run as run_cmd
 
