@@ -117,7 +117,7 @@ class _Loader:
         prio = row.get("priority")
         if prio not in (None, ""):
             try:
-                prio = int(prio)  # type: ignore[arg-type]
+                prio = int(prio)
             except (TypeError, ValueError):
                 raise self.error(line, "priority", f"must be an integer, got {prio!r}") from None
         else:
