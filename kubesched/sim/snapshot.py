@@ -138,15 +138,15 @@ def _add(snap: Snapshot, kind: str, raws: Iterable[dict[str, Any]], keep_finishe
 
 
 # -- from a live cluster --------------------------------------------------------------------
-def _list(client: KubeClient, res: ApiResource, keep_finished: bool) -> list[dict[str, Any]]:
+def _list(client: KubeClient, res: ApiResource) -> list[dict[str, Any]]:
+    """Every object of ``res``, page by page. Finished pods are listed too (no field
+    selector) and filtered here, so that the snapshot can say how many it left out."""
     items: list[dict[str, Any]] = []
     cont = ""
     while True:
         query = {"limit": "500"}
         if cont:
             query["continue"] = cont
-        if res.field_selector and not keep_finished:
-            query["fieldSelector"] = res.field_selector
         body = call_with_retries(lambda: client.request("GET", res.path, query=query, timeout=120.0), attempts=3)
         items.extend((body or {}).get("items") or [])
         cont = ((body or {}).get("metadata") or {}).get("continue") or ""
@@ -162,7 +162,7 @@ def take(client: KubeClient, *, keep_finished: bool = False, progress: Progress 
             progress(kind, i, len(ORDER))
         res = RESOURCES[kind]
         try:
-            raws = _list(client, res, keep_finished)
+            raws = _list(client, res)
         except TransportError as exc:
             raise KubeschedError(f"snapshot: cannot reach the API server at {client.host}: {exc}") from exc
         except ApiStatusError as exc:
