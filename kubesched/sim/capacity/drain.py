@@ -54,7 +54,7 @@ class DrainVerdict:
 
     def reason(self) -> str:
         if self.drainable:
-            return f"{len(self.moves)} pod(s) rescheduled"
+            return f"{len(self.moves)} pod(s) rescheduled" if self.moves else "no pods to move"
         if self.blocked_by:
             return "; ".join(self.blocked_by)
         parts = [f"{p}: {m}" for p, m in self.unschedulable.items()]

@@ -20,7 +20,9 @@ times keep their order; SimPy's scheme):
    when nothing changed in the cluster since the previous one, as its retries could only
    repeat the same failures. The run ends when no event is left and nothing can be popped.
 
-The manifest's own pending pods arrive at time 0 and never finish.
+The manifest's own pending pods arrive at time 0 and never finish. A pod a preemption
+deletes is gone, as upstream's preemption deletes it (no controller recreates it here);
+it is counted as ``preempted``.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ class PodRecord:
     node: str | None = None
     deleted: float | None = None
     attempts: int = 0
+    preempted: bool = False  # deleted by a preemption (nothing recreates it)
 
     @property
     def latency(self) -> float | None:
@@ -62,7 +65,8 @@ class PodRecord:
 
     def to_json(self) -> dict[str, Any]:
         return {"pod": self.pod, "arrival": self.arrival, "bind": self.bind, "node": self.node,
-                "latency": self.latency, "deleted": self.deleted, "attempts": self.attempts}
+                "latency": self.latency, "deleted": self.deleted, "attempts": self.attempts,
+                "preempted": self.preempted}
 
 
 @dataclass
@@ -87,6 +91,7 @@ class ReplayResult:
         never = [p for p in self.pods if p.bind is None]
         return {"pods": len(self.pods), "scheduled": len(lat), "neverScheduled": len(never),
                 "deletedPending": sum(1 for p in never if p.deleted is not None),
+                "preempted": sum(1 for p in self.pods if p.preempted),
                 "latencyMean": sum(lat) / len(lat) if lat else None, "latencyP50": pct(50),
                 "latencyP90": pct(90), "latencyP99": pct(99), "latencyMax": lat[-1] if lat else None,
                 "virtualSeconds": self.end, "wallSeconds": round(self.wall_seconds, 3),
@@ -104,6 +109,7 @@ class Replay:
         self.seq = itertools.count()
         self.records: dict[str, PodRecord] = {}  # uid -> record
         self.durations: dict[str, float] = {}
+        self.finishing: str | None = None  # uid of the pod the trace is deleting
         self.arrived = 0
         self.attempts = 0
         self.metrics = Metrics(manifest.nodes, [e.pod for e in entries])
@@ -142,6 +148,7 @@ class Replay:
                 self.metrics.unbound(ch.pod)
             if rec is not None:
                 rec.deleted = now
+                rec.preempted = ch.pod.uid != self.finishing
 
     # -- events ---------------------------------------------------------------------------
     def _arrive(self, pod: Pod) -> None:
@@ -160,7 +167,9 @@ class Replay:
         if pod is None:
             return  # deleted already (preempted)
         sim.outcomes.pop(uid, None)  # the driver would mark a pod it tracks as preempted
+        self.finishing = uid
         sim.cluster.delete_pod(pod, "Completed", "finished (trace)")
+        self.finishing = None
 
     def _drain(self) -> None:
         sim = self.sim

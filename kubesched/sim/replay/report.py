@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from pathlib import Path
 
 from kubesched.sim.replay.engine import ReplayResult
@@ -18,7 +19,7 @@ from kubesched.sim.report import Point, Report
 
 MAX_POINTS = 2000
 SERIES_COLUMNS = ("time", "pending", "running", "cpu", "memory", "fragmentation")
-POD_COLUMNS = ("pod", "arrival", "bind", "node", "latency", "deleted", "attempts")
+POD_COLUMNS = ("pod", "arrival", "bind", "node", "latency", "deleted", "attempts", "preempted")
 
 
 def _thin(points: list[Point]) -> list[Point]:
@@ -36,11 +37,11 @@ def _line(r: ReplayResult, key: str) -> list[Point]:
 
 
 def replay_report(r: ReplayResult, trace: str) -> Report:
-    rep = Report(f"replay: {trace}")
+    rep = Report(f"replay: {os.path.basename(trace)}")
     s = r.summary()
     rep.text(f"{s['pods']} pods on {s['nodes']} nodes over {s['virtualSeconds']:g} s of virtual time "
              f"({s['wallSeconds']:g} s of wall time, {s['attempts']} scheduling attempts): "
-             f"{s['scheduled']} scheduled, {s['neverScheduled']} never scheduled.")
+             f"{s['scheduled']} scheduled, {s['neverScheduled']} never scheduled, {s['preempted']} preempted.")
     rep.table("summary", ["metric", "value"], [[k, v] for k, v in s.items()])
     rep.line_plot("pods pending and running", {"pending": _line(r, "pending"), "running": _line(r, "running")},
                   "virtual time (s)", "pods", step=True)
@@ -50,9 +51,6 @@ def replay_report(r: ReplayResult, trace: str) -> Report:
                   {"fragmentation": _line(r, "fragmentation")}, "virtual time (s)", "share of free cpu", step=True)
     lat = r.latencies()
     rep.histogram("scheduling latency (bind - arrival)", {"latency": lat}, "seconds", bins=30)
-    rep.line_plot("scheduling latency by arrival",
-                  {"latency": _thin([(p.arrival, p.latency) for p in r.pods if p.latency is not None])},
-                  "arrival (s)", "seconds")
     never = [p for p in r.pods if p.bind is None]
     if never:
         rep.table("never scheduled", ["pod", "arrival", "deleted"], [[p.pod, p.arrival, p.deleted] for p in never[:200]])
