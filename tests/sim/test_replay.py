@@ -184,3 +184,19 @@ def test_preemption_deletes_the_victim(tmp_path: Path) -> None:
     got = {p.pod: (p.bind, p.deleted, p.preempted) for p in r.pods}
     assert got == {"default/low": (0.0, 5.0, True), "default/high": (5.0, None, False)}
     assert r.summary()["preempted"] == 1
+
+
+def test_inline_pod_and_namespaces(tmp_path: Path) -> None:
+    """JSONL `pod`: the object itself (its namespace kept unless the line names one); a bad
+    inline pod is an error naming the line and the field."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x", "namespace": "ml"},
+           "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}]}}
+    r = run(tmp_path, "t.jsonl", jsonl([{"time": 0, "name": "a", "pod": pod},
+                                       {"time": 0, "name": "b", "namespace": "batch", "pod": pod}]))
+    assert {p.pod: p.bind for p in r.pods} == {"ml/a": 0.0, "batch/b": 0.0}
+    with pytest.raises(DecodeError) as e:
+        run(tmp_path, "t.jsonl", jsonl([{"time": 0, "pod": {"kind": "Pod", "spec": ["x"]}}]))
+    assert str(e.value) == f"{tmp_path}/t.jsonl: line 1: pod.spec: must be an object"
+    with pytest.raises(DecodeError) as e:
+        run(tmp_path, "t.jsonl", jsonl([{"time": 0, "pod": {"kind": "Pod", "spec": {}}}]))
+    assert str(e.value) == f"{tmp_path}/t.jsonl: line 1: pod.spec.containers: Required value"

@@ -79,11 +79,14 @@ def fit(manifest: Manifest, template: Pod, opts: RunOptions, max_copies: int | N
     slots = sum(n.allocatable.get("pods", 0) for n in manifest.nodes) + 1
     limit = slots if max_copies is None else min(max_copies, slots)
     seq = max((p.seq for p in manifest.pods), default=0) + 1
+    taken = {p.key for p in manifest.pods}
     i = 0
     while i < limit:
         i += 1
-        pod = copy_pod(template, f"{template.name}-{i}", f"{UID_PREFIX}{i}", seq + i,
-                       preemptionPolicy="Never")
+        name = f"{template.name}-{i}"
+        while f"{template.namespace}/{name}" in taken:  # never two pods under one name
+            name += "-copy"
+        pod = copy_pod(template, name, f"{UID_PREFIX}{i}", seq + i, preemptionPolicy="Never")
         pod = dataclasses.replace(pod, preemption_policy="Never")
         sim.cluster.load((), [pod])
         sim.outcomes[pod.uid] = PodOutcome(pod)

@@ -153,10 +153,10 @@ class Replay:
     # -- events ---------------------------------------------------------------------------
     def _arrive(self, pod: Pod) -> None:
         sim = self.sim
-        self.records[pod.uid] = PodRecord(pod.key, sim.clock.now())
         sim.cluster.load((), [pod])
         if pod.scheduler_name not in sim.sched.profiles:
-            return  # another scheduler's pod: never ours to schedule
+            return  # another scheduler's pod: never ours to schedule, not measured
+        self.records[pod.uid] = PodRecord(pod.key, sim.clock.now())
         sim.outcomes[pod.uid] = PodOutcome(pod)
         sim.queue.add(pod)
         self.arrived += 1

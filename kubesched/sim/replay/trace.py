@@ -102,7 +102,7 @@ class _Loader:
         return TraceEntry(line, t, pod, duration, delete_at)
 
     def pod(self, line: int, row: dict[str, Any]) -> Pod:
-        ns = str(row.get("namespace") or "default")
+        ns = str(row.get("namespace") or "")  # empty: the template's, else default
         name = str(row.get("name") or f"trace-{line}")
         requests: dict[str, Any] = {}
         for r in ("cpu", "memory"):
@@ -161,6 +161,9 @@ class _Loader:
         elif inline is not None:
             if not isinstance(inline, dict):
                 raise self.error(line, "pod", "must be a Pod object")
+            for part in ("metadata", "spec"):
+                if not isinstance(inline.get(part) or {}, dict):
+                    raise self.error(line, f"pod.{part}", "must be an object")
             raw = inline
         else:
             raw = {"apiVersion": "v1", "kind": "Pod", "metadata": {},
@@ -174,8 +177,11 @@ class _Loader:
                                  ("memory", "spec.containers[0].resources.requests.memory")):
                 if fld == theirs and ours in requests:
                     fld = ours
-            raise self.error(line, fld if template is None else f"template {template}: {fld}",
-                             exc.message) from None
+            if template is not None:
+                fld = f"template {template}: {fld}"
+            elif inline is not None and fld not in requests:
+                fld = f"pod.{fld}" if fld else "pod"
+            raise self.error(line, fld, exc.message) from None
         self.parsed[key] = pod
         return pod
 
@@ -191,7 +197,8 @@ class _Loader:
     @staticmethod
     def with_params(raw: dict[str, Any], ns: str, labels: dict[str, str], requests: dict[str, Any],
                     class_name: Any) -> dict[str, Any]:
-        meta = {**(raw.get("metadata") or {}), "name": "trace-pod", "namespace": ns}
+        meta = dict(raw.get("metadata") or {})
+        meta.update(name="trace-pod", namespace=ns or meta.get("namespace") or "default")
         meta.pop("generateName", None)
         if labels:
             meta["labels"] = {**(meta.get("labels") or {}), **labels}
