@@ -1,5 +1,5 @@
-"""What the three capacity questions share: a cluster run through the real scheduler, a
-pod template read from a file, and a pod taken off its node.
+"""What the three capacity questions (and ``replay``) share: a cluster run through the real
+scheduler, a pod template read from a file, copies of a pod, and a pod taken off its node.
 
 Every answer of :mod:`kubesched.sim.capacity` is a run of :class:`~kubesched.sim.driver.Simulation`
 (the wiring ``kubesched simulate`` uses: cache, queue, one Framework per profile, on the

@@ -37,7 +37,7 @@ from kubesched.api.decode import Manifest
 from kubesched.api.errors import DecodeError
 from kubesched.api.objects import Node, Pod
 from kubesched.sim.capacity.catalogue import Shape
-from kubesched.sim.capacity.common import RunOptions, bound_pods, simulate, unscheduled
+from kubesched.sim.capacity.common import RunOptions, bound_pods, placements, simulate, unscheduled
 from kubesched.sim.driver import Simulation
 
 Progress = Callable[[str, int], None]  # (what the search is doing, runs so far)
@@ -128,7 +128,7 @@ def plan(manifest: Manifest, shapes: Sequence[Shape], opts: RunOptions, objectiv
     res.scheduled_before = sum(1 for o in base.outcomes.values() if o.status == "Scheduled")
     left = unscheduled(base)
     if not left:
-        res.placements = _placements(base)
+        res.placements = placements(base)
         return res
     res.unplaceable = _probe(search, base, [p for p, _ in left])
     never = {u.pod for u in res.unplaceable}
@@ -137,13 +137,9 @@ def plan(manifest: Manifest, shapes: Sequence[Shape], opts: RunOptions, objectiv
     added = _prune(search, goal, added, done)
     final = search.run([n for _, n in added], what="verification") if added else base
     res.added = added
-    res.placements = _placements(final)
+    res.placements = placements(final)
     res.not_placed = [(p.key, m) for p, m in unscheduled(final) if p.uid in goal]
     return res
-
-
-def _placements(sim: Simulation) -> dict[str, str]:
-    return {o.pod.key: o.node for o in sim.results() if o.status == "Scheduled" and o.node}
 
 
 def _done(sim: Simulation, goal: set[str]) -> int:
