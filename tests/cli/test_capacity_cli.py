@@ -135,3 +135,18 @@ def test_replay_report_opens_in_headless_chromium_and_plots_render(tmp_path: Pat
             page.screenshot(path=str(screenshot_dir() / "replay-report.png"), full_page=True)
         finally:
             browser.close()
+
+
+def test_progress_on_stderr_only_when_asked(tmp_path: Path) -> None:
+    f = files(tmp_path, cluster_yaml=CLUSTER, trace_jsonl=jsonl(TRACE))
+
+    def kubesched(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "kubesched.cli.main", *args], cwd=REPO, capture_output=True,
+                              text=True, timeout=120)
+
+    args = ["replay", "-f", f["cluster_yaml"], "--trace", f["trace_jsonl"], "--json"]
+    plain, shown = kubesched(*args), kubesched(*args, "--progress")
+    assert plain.returncode == shown.returncode == 0, shown.stderr
+    assert plain.stderr == ""
+    assert "replay t=16s" in shown.stderr and "4/4" in shown.stderr  # 4 pods arrived by t=16
+    assert json.loads(shown.stdout)["pods"] == json.loads(plain.stdout)["pods"]
