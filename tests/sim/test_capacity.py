@@ -165,7 +165,9 @@ def test_plan_respects_max_and_prunes(tmp_path: Path) -> None:
     ("shapes:\n- {name: a, cpu: 1, memory: 1Gi, price: -1}",
      "shapes.yaml: shape a: price: must be a non-negative number, got -1"),
     ("shapes:\n- {name: a, cpu: 1, memory: 1Gi, size: 3}", "shapes.yaml: shape a: size: unknown field"),
-], ids=["empty", "no-cpu", "bad-cpu", "negative-price", "unknown-field"])
+    ("shapes:\n- {name: a, cpu: 1, memory: 1Gi, taints: [{key: k, effect: Sometimes}]}",
+     'shapes.yaml: shape a: taints[0].effect: Unsupported value: "Sometimes"'),
+], ids=["empty", "no-cpu", "bad-cpu", "negative-price", "unknown-field", "bad-taint"])
 def test_catalogue_errors(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(DecodeError) as e:
         load_catalogue(write(tmp_path, "shapes.yaml", text))

@@ -36,7 +36,8 @@ SHAPE_KEYS = {"name", "cpu", "memory", "pods", "resources", "labels", "taints", 
 HOSTNAME = "kubernetes.io/hostname"
 NODE_FIELDS = (("status.capacity.cpu", "cpu"), ("status.capacity.memory", "memory"),
                ("status.capacity.pods", "pods"), ("status.capacity", "resources"),
-               ("metadata.labels", "labels"), ("metadata.name", "name"), ("spec.taints", "taints"))
+               ("metadata.labels", "labels"), ("metadata.name", "name"), ("spec.taints", "taints"),
+               ("metadata.taints", "taints"))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
