@@ -170,6 +170,7 @@ class Replay:
         self.finishing = uid
         sim.cluster.delete_pod(pod, "Completed", "finished (trace)")
         self.finishing = None
+        sim.cluster.deleted.pop(uid, None)  # kept for simulate's report only: bound memory
 
     def _drain(self) -> None:
         sim = self.sim
