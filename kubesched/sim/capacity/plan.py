@@ -12,9 +12,13 @@ The method: a greedy search, every step of which is a full run of the real sched
    message and each shape's Filter verdict, and left out of the goal.
 3. **Greedy**: while some placeable pod is pending, try adding one node of each shape
    (within its ``max``) and keep the one that schedules the most more pods — per unit of
-   price with ``--objective price`` (ties: cheaper, then name).
+   price with ``--objective price`` (ties: cheaper, then name). If that node placed g
+   pods and r remain, about r / g nodes of the shape are needed: half of them are added
+   at once (checked by a run: kept only if they place more), so a plan of n nodes takes
+   about log(n) steps, not n.
 4. **Prune**: try removing each added node (most expensive first, latest first); a node
-   whose removal leaves every placeable pod scheduled is dropped.
+   whose removal leaves every placeable pod scheduled is dropped. Nodes of one shape are
+   alike, so once one of a shape is needed the others of that shape are not tried.
 5. **Verify**: the answer is the final run — the cluster plus the added nodes through
    the real scheduler with every pending pod — and its placements are reported.
 
@@ -23,7 +27,7 @@ exact optimum would need a search over all multisets of shapes, each verified by
 this is a greedy approximation (bin packing is NP-hard) that looks one node ahead. A pod
 that needs two new nodes at once to schedule (for example required anti-affinity with a
 pod that is itself pending) may stop the search; it is reported as not placed. The cost is
-about (nodes added) x (shapes) + (nodes added) runs of the whole pending set.
+about (greedy steps) x (shapes + 1) + (shapes + nodes pruned) runs of the whole pending set.
 """
 
 from __future__ import annotations
@@ -178,8 +182,9 @@ def _value(search: _Search, shape: Shape, gain: int) -> tuple[float, float, str]
 
 
 def _greedy(search: _Search, goal: set[str], base: Simulation) -> tuple[list[tuple[Shape, Node]], int]:
-    """Add the best single node while that schedules more of ``goal``; returns the nodes
-    and how many of ``goal`` the last run scheduled."""
+    """Add the best node while that schedules more of ``goal`` (see the module docstring:
+    one node of each shape tried, then a jump of several nodes of the best one); returns
+    the nodes and how many of ``goal`` the last run scheduled."""
     added: list[tuple[Shape, Node]] = []
     done = _done(base, goal)
     taken = set(search.taken)
@@ -201,22 +206,39 @@ def _greedy(search: _Search, goal: set[str], base: Simulation) -> tuple[list[tup
                 best = (key, shape, node, now)
         if best is None:
             break
-        _, shape, node, done = best
+        _, shape, node, now = best
+        step = [(shape, node)]
         taken.add(node.name)
-        added.append((shape, node))
+        # If one node placed g pods and r remain, about r / g such nodes are needed: add
+        # half of that at once (never past the shape's max), verified by a run like any step.
+        need = -(-(len(goal) - done) // (now - done))
+        extra = min(need // 2 - 1, (shape.max - used[shape.name] - 1) if shape.max is not None else need)
+        if extra > 0:
+            more = [(shape, search.new_node(shape, taken)) for _ in range(extra)]
+            sim = search.run([*(n for _, n in added), node, *(n for _, n in more)], what=f"adding {shape.name}")
+            if _done(sim, goal) > now:
+                step, now = step + more, _done(sim, goal)
+        added.extend(step)
+        done = now
     return added, done
 
 
 def _prune(search: _Search, goal: set[str], added: list[tuple[Shape, Node]],
            target: int) -> list[tuple[Shape, Node]]:
-    """Drop every added node without which ``target`` pods of ``goal`` still schedule."""
+    """Drop every added node without which ``target`` pods of ``goal`` still schedule,
+    most expensive first. Nodes of one shape are alike: once one of a shape cannot go,
+    no other of that shape is tried."""
     order = sorted(range(len(added)), key=lambda i: (-(added[i][0].price or 0.0), -i))
     keep = list(added)
+    needed: set[str] = set()
     for i in order:
-        trial = [a for a in keep if a is not added[i]]
-        if len(trial) == len(keep):
+        shape = added[i][0]
+        if shape.name in needed:
             continue
+        trial = [a for a in keep if a is not added[i]]
         sim = search.run([n for _, n in trial], what="pruning")
         if _done(sim, goal) >= target:
             keep = trial
+        else:
+            needed.add(shape.name)
     return keep
