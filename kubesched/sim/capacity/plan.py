@@ -33,6 +33,7 @@ about (greedy steps) x (shapes + 1) + (shapes + nodes pruned) runs of the whole 
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -151,24 +152,30 @@ def _done(sim: Simulation, goal: set[str]) -> int:
 
 
 def _probe(search: _Search, base: Simulation, left: list[Pod]) -> list[Unplaceable]:
-    """The pods that do not schedule with one node of every shape added, even alone."""
+    """The pods that do not schedule with one node of every shape added, even alone. Pods
+    alike (namespace, labels and spec) are probed alone once: they fit the same nodes."""
     taken = set(search.taken)
     probes = {s.name: search.new_node(s, taken) for s in search.shapes}
     placed = bound_pods(base)
     together = search.run(list(probes.values()), [*placed, *left], explain=True, single_pass=True,
                           what="probe")
     out = []
+    verdicts: dict[str, tuple[str, dict[str, Any]] | None] = {}  # pod likeness -> (message, per shape)
     for pod in left:
         o = together.outcomes[pod.uid]
         if o.status == "Scheduled" or any(a.filter.get(n.name) == "ok" for a in o.attempts for n in probes.values()):
             continue
-        alone = search.run(list(probes.values()), [*placed, pod], explain=True, single_pass=True, what="probe")
-        o = alone.outcomes[pod.uid]
-        if o.status == "Scheduled" or not o.attempts:
-            continue
-        att = o.attempts[-1]
-        out.append(Unplaceable(pod.key, att.message or o.status,
-                               {s: att.filter.get(n.name, "not evaluated") for s, n in probes.items()}))
+        like = json.dumps([pod.namespace, pod.labels, pod.raw.get("spec")], sort_keys=True, default=str)
+        if like not in verdicts:
+            alone = search.run(list(probes.values()), [*placed, pod], explain=True, single_pass=True,
+                               what="probe")
+            a = alone.outcomes[pod.uid]
+            att = a.attempts[-1] if a.attempts else None
+            verdicts[like] = None if a.status == "Scheduled" or att is None else (
+                att.message or a.status, {s: att.filter.get(n.name, "not evaluated") for s, n in probes.items()})
+        verdict = verdicts[like]
+        if verdict is not None:
+            out.append(Unplaceable(pod.key, *verdict))
     return out
 
 
