@@ -174,7 +174,8 @@ def compare(files: list[str], configs: list[Candidate], *, seed: int = 0, tie_br
     registry = in_tree_registry()
     runs: list[dict[str, Any]] = []
     places: list[dict[str, str]] = []
-    order: list[str] = []
+    order: list[str] = []  # every pod pending under some configuration, first seen first
+    places_seen: set[str] = set()
     for i, cand in enumerate(configs):
         config = load_config(cand.config, registry)
         manifest = load_manifests(files)
@@ -188,11 +189,12 @@ def compare(files: list[str], configs: list[Candidate], *, seed: int = 0, tie_br
         sim.run()
         runs.append({"name": cand.name, "config": cand.config, **measure(sim, pending)})
         places.append({p.key: _outcome_place(sim, p.uid) for p in pending})
-        if i == 0:
-            order = [p.key for p in pending]
+        order += [p.key for p in pending if p.key not in places_seen]
+        places_seen.update(p.key for p in pending)
     different = []
     for key in order:
-        row = {c.name: pl.get(key, "") for c, pl in zip(configs, places)}
+        # a pod no profile of a configuration schedules (its schedulerName) is Ignored there
+        row = {c.name: pl.get(key, "Ignored") for c, pl in zip(configs, places)}
         if len(set(row.values())) > 1:
             different.append({"pod": key, "placements": row})
     return {"seed": seed, "tieBreak": tie_break, "cluster": files, "pendingPods": len(order),

@@ -39,6 +39,7 @@ from typing import Any
 import pytest
 
 from kubesched.cli.main import main
+from kubesched.sim import compare_report
 from kubesched.sim.compare import Candidate, candidates, compare, percentile
 
 REPO = Path(__file__).resolve().parents[2]
@@ -153,3 +154,18 @@ def test_html_report_opens_in_headless_chromium_and_plots_render(tmp_path: Path)
             page.screenshot(path=str(screenshot_dir() / "compare-report.png"), full_page=True)
         finally:
             browser.close()
+
+
+def test_pods_a_configuration_does_not_schedule_are_ignored_there(tmp_path: Path) -> None:
+    other = tmp_path / "other.yaml"
+    other.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                     "profiles:\n- schedulerName: other-scheduler\n")
+    doc = compare([str(WHATIF / "cluster.yaml")], candidates(["default", str(other)]), tie_break="name")
+    default, ignoring = doc["configurations"]
+    assert default["summary"]["scheduled"] == 5
+    assert ignoring["summary"]["scheduled"] == 0 and ignoring["summary"]["ignored"] == 5
+    assert ignoring["fragmentation"] is None  # no pod pending for it
+    assert doc["pendingPods"] == 5 and doc["diff"]["same"] == 0
+    assert {d["placements"]["other"] for d in doc["diff"]["different"]} == {"Ignored"}
+    page = compare_report.build(doc).html()
+    assert "<td>n/a</td>" in page and page.count("<td>Ignored</td>") == 5

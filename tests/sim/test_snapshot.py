@@ -131,3 +131,11 @@ def test_forbidden_kinds_warn_unserved_kinds_are_left_out_nodes_and_pods_are_req
     for plural in ("nodes", "pods"):
         with pytest.raises(KubeschedError, match=f"snapshot: listing {plural} at https://cluster.example: 403"):
             snapshot.take(FakeClient({}, {plural: 403}))  # type: ignore[arg-type]
+
+
+def test_json_file_output_is_a_list_simulate_reads(tmp_path: Path) -> None:
+    snap = snapshot.from_dump([str(dump(tmp_path, [NODE, pod("a"), pod("b", node="")]))])
+    out = tmp_path / "snap.json"
+    snapshot.write(snap, str(out))
+    m = load_manifests([str(out)])
+    assert [(p.name, p.node_name) for p in m.pods] == [("a", "n1"), ("b", "")]
