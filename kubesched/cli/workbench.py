@@ -8,6 +8,7 @@ import json
 import sys
 from typing import Any
 
+from kubesched.api.errors import KubeschedError
 from kubesched.cli import progress
 
 
@@ -60,7 +61,10 @@ def snapshot(args: argparse.Namespace) -> int:
             client.close()
     for w in snap.warnings:
         print(f"kubesched: warning: {w}", file=sys.stderr)
-    written = snap_mod.write(snap, args.output)
+    try:
+        written = snap_mod.write(snap, args.output)
+    except OSError as exc:
+        raise KubeschedError(f"snapshot -o {args.output}: {exc.strerror or exc}") from exc
     if written:
         counts = ", ".join(f"{n} {k}" for k, n in snap.counts().items())
         print(f"snapshot of {snap.source}: {counts}", file=sys.stderr)
@@ -86,7 +90,10 @@ def compare(args: argparse.Namespace) -> int:
     if args.output:
         from kubesched.sim import compare_report
 
-        path = compare_report.build(doc).write(args.output)
+        try:
+            path = compare_report.build(doc).write(args.output)
+        except OSError as exc:
+            raise KubeschedError(f"compare -o {args.output}: {exc.strerror or exc}") from exc
         print(f"report: {path}", file=sys.stderr)
     if args.json:
         json.dump(doc, sys.stdout, indent=1)

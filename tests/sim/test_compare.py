@@ -169,3 +169,27 @@ def test_pods_a_configuration_does_not_schedule_are_ignored_there(tmp_path: Path
     assert {d["placements"]["other"] for d in doc["diff"]["different"]} == {"Ignored"}
     page = compare_report.build(doc).html()
     assert "<td>n/a</td>" in page and page.count("<td>Ignored</td>") == 5
+
+
+def test_report_into_a_file_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("")
+    assert main(["compare", "-f", str(WHATIF / "cluster.yaml"), "--config", "default", "-o", str(taken)]) == 2
+    assert capsys.readouterr().err == f"kubesched: error: compare -o {taken}: Not a directory\n"
+
+
+def test_unschedulable_pods_are_counted_by_message(tmp_path: Path) -> None:
+    """The message is upstream's FitError text (schedule_one.go): 5 cpu is more than any
+    node's allocatable (4), which noderesources/fit.go reports as "Insufficient cpu" and
+    UnschedulableAndUnresolvable, so preemption (default_preemption.go) finds it "not helpful"
+    on every node; DynamicResources' PostFilter (dynamicresources.go) adds "no new claims to
+    deallocate" for a pod without claims (as README's `run` tour shows for too-big)."""
+    big = tmp_path / "big.yaml"
+    big.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: huge}\n"
+                   "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '5'}}}]}\n")
+    doc = compare([str(WHATIF / "cluster.yaml"), str(big)], candidates(["default"]), tie_break="name")
+    run_ = doc["configurations"][0]
+    assert run_["summary"]["scheduled"] == 5 and run_["summary"]["unschedulable"] == 1
+    assert run_["unschedulableReasons"] == {
+        "0/4 nodes are available: 4 Insufficient cpu. no new claims to deallocate, preemption: "
+        "0/4 nodes are available: 4 Preemption is not helpful for scheduling.": 1}
