@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from kubesched.api.errors import DecodeError
+from kubesched.api.errors import DecodeError, KubeschedError
 from kubesched.cli import progress
 
 
@@ -66,9 +66,18 @@ def run(args: argparse.Namespace) -> int:
     return {"fit": _fit, "plan": _plan, "drain": _drain}[args.capacity_command](args, manifest, opts)
 
 
+def _write(args: argparse.Namespace, write: Any) -> Any:
+    """``write()``; a path that cannot be written is one error line, not a traceback."""
+    try:
+        return write()
+    except OSError as exc:
+        what = args.command if args.command == "replay" else f"capacity {args.capacity_command}"
+        raise KubeschedError(f"{what} -o {args.output}: {exc.strerror or exc}") from exc
+
+
 def _emit(args: argparse.Namespace, doc: dict[str, Any], report: Any, table: Any) -> int:
     if args.output:
-        path = report().write(args.output)
+        path = _write(args, lambda: report().write(args.output))
         print(f"report: {path}", file=sys.stderr)
     if args.json:
         json.dump(doc, sys.stdout, indent=1)
@@ -131,6 +140,6 @@ def _replay(args: argparse.Namespace, manifest: Any, opts: Any) -> int:
                         progress=lambda done, total, t: bar.update(
                             done, total=total, description=f"replay t={t:,.0f}s"))
     if args.output:
-        write_replay_data(result, args.output)
+        _write(args, lambda: write_replay_data(result, args.output))
     return _emit(args, result.to_json() if args.json else {}, lambda: replay_report(result, args.trace),
                  lambda: cr.print_replay(result))

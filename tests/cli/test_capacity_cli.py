@@ -89,7 +89,10 @@ def test_replay_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     (["capacity", "drain", "--nodes", "nope"], {}, "--nodes: node 'nope' not found in the manifests"),
     (["capacity", "fit", "--pod", "{p_yaml}", "--max", "-1"], {"p_yaml": TEMPLATE}, "--max: must be >= 0, got -1"),
     (["capacity", "fit", "--pod", "{missing}"], {}, "{missing}: No such file or directory"),
-], ids=["trace", "price", "drain-node", "max", "missing-template"])
+    (["replay", "--trace", "{t_jsonl}", "-o", "{t_jsonl}"], {"t_jsonl": '{"time": 0}\n'},
+     "replay -o {t_jsonl}: File exists"),
+    (["capacity", "drain", "-o", "{cluster_yaml}/r"], {}, "capacity drain -o {cluster_yaml}/r: Not a directory"),
+], ids=["trace", "price", "drain-node", "max", "missing-template", "replay-output", "drain-output"])
 def test_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
                              texts: dict[str, str], message: str) -> None:
     f = files(tmp_path, cluster_yaml=CLUSTER, **texts)
