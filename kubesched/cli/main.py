@@ -38,10 +38,11 @@ def build_parser() -> argparse.ArgumentParser:
                           "(kube-scheduler-simulator.sigs.k8s.io/filter-result, ...) as resultAnnotations")
     sim.add_argument("--timeline", action="store_true",
                      help="also show what happened when (virtual time): attempts, queue moves, backoffs, binds")
-    from kubesched.cli import progress, workbench
+    from kubesched.cli import capacity, progress, workbench
 
     progress.add_arguments(sim)
     workbench.add_parsers(sub)
+    capacity.add_parsers(sub)
     exp = sub.add_parser("explain", help="per-node, per-plugin explanation of one pod's scheduling "
                          "(simulated with -f, or asked of a running serve/run)")
     _common_sim_args(exp, files_required=False)
@@ -105,6 +106,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from kubesched.cli import workbench
 
             return workbench.run(args)
+        if args.command in ("capacity", "replay"):
+            from kubesched.cli import capacity
+
+            return capacity.run(args)
         if args.command == "run":
             from kubesched.cli import run as run_cmd
 
