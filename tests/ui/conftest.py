@@ -10,17 +10,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cluster" / "e2e"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from serve_harness import Server, eventually, started  # noqa: E402
-
-# two nodes of 4 cpu and 8Gi: small enough to compute every score by hand
-TINY = ("--nodes", "2", "--node-cpu", "4", "--node-memory", "8Gi")
-
-
-def scheduling(server: Server) -> Server:
-    """``server`` once its scheduler has synced and runs."""
-    eventually(lambda: any("scheduler running" in line for line in server.output), timeout=60)
-    return server
+from serve_harness import Server, started  # noqa: E402
+from ui_harness import TINY, scheduling  # noqa: E402
 
 
 @pytest.fixture(scope="module")

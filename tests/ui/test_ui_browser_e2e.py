@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TINY, scheduling
+from ui_harness import TINY, scheduling
 from serve_harness import REPO, Server, eventually, started
 
 CHROMIUM = "/usr/bin/chromium"
