@@ -27,7 +27,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import PODS_TO_ACTIVATE, ClusterObjects, ClusterSink, QueuedPodInfo
 from kubesched.framework.dra import DraLister, DraWriter, NoDra
 from kubesched.framework.extender import Extender, ExtenderError, run_extender_filters, run_extender_prioritize
-from kubesched.framework.nodetable import NodeTable
+from kubesched.framework.nodetable import NodeTable, RowInfos
 from kubesched.framework.types import NodeInfo
 from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Code, Status
@@ -418,7 +418,6 @@ class Scheduler:
         """``scored_infos``: the NodeInfos an extender returned (nodeCacheCapable false,
         no pods): upstream scores those, not the snapshot's."""
         table = self.snapshot.table
-        names = [table.names[i] for i in rows.tolist()]
         score_table, score_rows = table, rows
         if scored_infos is not None:
             score_table = NodeTable(scored_infos)
@@ -431,7 +430,7 @@ class Scheduler:
             per_plugin = {}
         else:
             infos = (score_table.infos if score_rows.size == score_table.size
-                     else list(map(score_table.infos.__getitem__, score_rows.tolist())))
+                     else RowInfos(score_table, score_rows))
             st = fw.run_pre_score(state, pod, infos)
             if not st.success:
                 att.result, att.message = "Error", st.message
@@ -446,6 +445,7 @@ class Scheduler:
                      if ni.node is not None]
             per_ext = run_extender_prioritize(self.extenders, pod, nodes, att.extender_seconds)
             if per_ext:
+                names = [table.names[i] for i in rows.tolist()]
                 totals = totals.copy()
                 per_plugin = dict(per_plugin)
                 for ext, scores in per_ext.items():
@@ -454,7 +454,7 @@ class Scheduler:
                     totals += col
         best_rows = rows[totals == totals.max()]
         if self.explain:
-            for j, name in enumerate(names):
+            for j, name in enumerate(table.names[i] for i in rows.tolist()):
                 att.scores[name] = {p: int(v[j]) for p, v in per_plugin.items()}
                 att.totals[name] = int(totals[j])
             att.best = sorted(table.names[i] for i in best_rows.tolist())

@@ -171,3 +171,15 @@ class NodeTable:
             self._taint_ids = np.fromiter((self._taint_id(ni) for ni in self.infos),
                                           dtype=np.int32, count=self.size)
         return self._taint_ids, self._taint_sets
+
+
+class RowInfos(list[NodeInfo]):
+    """A list of NodeInfos that are the ``table``'s rows ``rows``, in that order: lets a
+    plugin handed the feasible nodes (PreScore) use the rows without a per-node lookup."""
+
+    __slots__ = ("table", "rows")
+
+    def __init__(self, table: NodeTable, rows: np.ndarray) -> None:
+        super().__init__(map(table.infos.__getitem__, rows.tolist()))
+        self.table = table
+        self.rows = rows
