@@ -264,7 +264,7 @@ class Framework:
                     alive = alive[:0]
                     break
                 ok = np.asarray(res, dtype=bool)
-                out.failed_by.update(dict.fromkeys(alive[~ok].tolist(), pl.name))
+                out.reject(alive[~ok], pl.name)
                 alive = alive[ok]
             else:
                 keep = []

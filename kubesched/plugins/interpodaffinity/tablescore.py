@@ -190,14 +190,14 @@ def _build_totals(rc: RowCaches, pod: Pod, table: NodeTable, objects: ClusterObj
     agg = rc.existing.get(None, rc.existing_contrib)
     cols = agg.sync(table)
     for g in rc.candidate_groups(pod):
-        col = cols.get(g)
-        if col is None:
+        tcol = cols.get(g)
+        if tcol is None:
             continue  # no pod carries that term now
         kind, tid, w = g
         weight = acc.existing_delta(kind, w)
         t = rc.terms[tid]
         if weight is not None and acc.existing_matches(tid, t):
-            rows.add(t.topology_key, weight, col)
+            rows.add(t.topology_key, weight, tcol)
     out: DomainTotals = {}
     for key, r in rows.by_key.items():
         codes, _, values = table.label(key)
