@@ -56,6 +56,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--write-scenario", metavar="FILE",
                    help="with --workload mixed: write the generated manifest to FILE (for --scenario) "
                         "instead of running it")
+    p.add_argument("--fast-init", action="store_true",
+                   help="with --workload (not mixed): bind the init pods directly, round-robin where they "
+                        "fit, instead of scheduling them (kubesched/sim/fastinit.py; for huge set-ups)")
     p.add_argument("-o", "--output", choices=("table", "json"), default="table")
 
 
@@ -64,7 +67,7 @@ def _spec(args: argparse.Namespace, case: Case) -> "BenchSpec":
 
     spec = BenchSpec(workload=case.workload, nodes=case.nodes, init_pods=case.init_pods, pods=case.pods,
                      percentage_of_nodes_to_score=args.percentage_of_nodes_to_score, seed=args.seed,
-                     scenario=args.scenario or "")
+                     scenario=args.scenario or "", fast_init=bool(getattr(args, "fast_init", False)))
     if not spec.scenario and (spec.nodes < 1 or spec.init_pods < 0 or spec.pods < 0):
         raise KubeschedError("bench: --nodes must be at least 1, --init-pods and --pods at least 0")
     if not 0 <= spec.percentage_of_nodes_to_score <= 100:
@@ -211,6 +214,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             _print_table(rows)
         return 0 if all(r["result"] is not None for r in rows) else 1
+    if args.fast_init and (not args.workload or args.workload == MIXED):
+        raise KubeschedError("bench: --fast-init goes with --workload (a built-in workload other than mixed)")
     if args.write_scenario and args.workload != MIXED:
         raise KubeschedError("bench: --write-scenario goes with --workload mixed")
     if args.scenario:
