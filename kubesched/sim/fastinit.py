@@ -107,8 +107,17 @@ class FastInit:
         return len(pods)
 
 
+_FIELDS = tuple(f.name for f in dataclasses.fields(Pod))
+
+
 def _bound(pod: Pod, node_name: str) -> Pod:
-    """``pod`` as the cluster stores it once bound to ``node_name`` (InProcessCluster.bind)."""
+    """``pod`` as the cluster stores it once bound to ``node_name`` (InProcessCluster.bind).
+    A field-by-field copy: ``dataclasses.replace`` re-runs ``__init__`` and costs twice as
+    much, which counts a million times over."""
     raw = {**pod.raw, "spec": {**pod.raw["spec"], "nodeName": node_name},
            "status": {**pod.raw.get("status", {}), "startTime": RUNNING_START}}
-    return dataclasses.replace(pod, raw=raw, node_name=node_name, start_time=RUNNING_START)
+    new = Pod.__new__(Pod)
+    for name in _FIELDS:
+        setattr(new, name, getattr(pod, name))
+    new.raw, new.node_name, new.start_time = raw, node_name, RUNNING_START
+    return new
