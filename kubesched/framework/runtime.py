@@ -264,8 +264,9 @@ class Framework:
                     alive = alive[:0]
                     break
                 ok = np.asarray(res, dtype=bool)
-                out.reject(alive[~ok], pl.name)
-                alive = alive[ok]
+                if not ok.all():  # else alive stays the same array (table.all: cheaper to score)
+                    out.reject(alive[~ok], pl.name)
+                    alive = alive[ok]
             else:
                 keep = []
                 for i in alive.tolist():
@@ -336,7 +337,7 @@ class Framework:
                     return res
                 full[changed] = res
             self.results.mark(key, table)
-        return full[idx]
+        return full.copy() if idx is table.all else full[idx]  # a copy is cheaper than a gather
 
     def status_of(self, state: CycleState, pod: Pod, table: NodeTable, out: FilterOutcome, i: int) -> Status:
         """The status of rejected row ``i``, from the rejecting plugin's per-node form."""
@@ -408,7 +409,9 @@ class Framework:
                 res = self._batch(pl, "Score", pl.score_nodes, state, pod, table, idx)
                 if isinstance(res, Status):
                     return _score_error("running Score plugins", res, pl.name)
-                scores = np.array(res, dtype=np.int64)
+                # NormalizeScore writes into the array: give it a copy of the plugin's
+                scores = (np.array(res, dtype=np.int64) if pl.name in self._normalizes
+                          else np.asarray(res, dtype=np.int64))
             else:
                 vals = []
                 for i in idx.tolist():
@@ -427,7 +430,8 @@ class Framework:
                 return _error(f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an '
                               f"invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, "
                               f"{MAX_NODE_SCORE}] after normalizing", pl.name)
-            weighted = scores * self.weights[pl.name]
+            w = self.weights[pl.name]
+            weighted = scores * w if w != 1 else scores
             per_plugin[pl.name] = weighted
             totals += weighted
         return per_plugin, totals

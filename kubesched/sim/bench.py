@@ -192,6 +192,18 @@ def _pod_template(name: str, namespace: str) -> Pod:
     return Pod.from_dict(apply_pod_defaults({**raw, "metadata": meta}))
 
 
+_POD_FIELDS = tuple(f.name for f in dataclasses.fields(Pod))
+
+
+def copy_pod(pod: Pod, **changes: Any) -> Pod:
+    """``dataclasses.replace(pod, **changes)`` at half the cost (no ``__init__``: a copy
+    field by field), which counts when a million pods are made."""
+    new = Pod.__new__(Pod)
+    for name in _POD_FIELDS:
+        setattr(new, name, changes[name] if name in changes else getattr(pod, name))
+    return new
+
+
 def build_pods(op: CreatePods, count: int, namespace: str, first_seq: int = 0) -> list[Pod]:
     """``count`` pods, pod ``i`` from ``op.templates[i % len]``; the template is parsed once
     (per namespace: affinity terms default to it) and copied with a new name and uid."""
@@ -203,7 +215,7 @@ def build_pods(op: CreatePods, count: int, namespace: str, first_seq: int = 0) -
         name = f"{tpl.raw['metadata']['generateName']}{seq:06d}"
         uid = f"bench-{seq:08d}"
         raw = {**tpl.raw, "metadata": {**tpl.raw["metadata"], "name": name, "uid": uid}}
-        out.append(dataclasses.replace(tpl, raw=raw, name=name, uid=uid, seq=seq, extra={}))
+        out.append(copy_pod(tpl, raw=raw, name=name, uid=uid, seq=seq, extra={}))
     return out
 
 
