@@ -337,7 +337,11 @@ class Framework:
                     return res
                 full[changed] = res
             self.results.mark(key, table)
-        return full.copy() if idx is table.all else full[idx]  # a copy is cheaper than a gather
+        if idx is table.all:  # every row: the cache's array itself, read-only (no gather, no copy)
+            view = full.view()
+            view.flags.writeable = False
+            return view
+        return full[idx]
 
     def status_of(self, state: CycleState, pod: Pod, table: NodeTable, out: FilterOutcome, i: int) -> Status:
         """The status of rejected row ``i``, from the rejecting plugin's per-node form."""
