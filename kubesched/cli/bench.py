@@ -58,7 +58,7 @@ def add_parser(sub: Any) -> None:
                         "instead of running it")
     p.add_argument("--fast-init", action="store_true",
                    help="with --workload (not mixed): bind the init pods directly, round-robin where they "
-                        "fit, instead of scheduling them (kubesched/sim/fastinit.py; for huge set-ups)")
+                        "fit, all but the last 100 (scheduled, to warm the caches) (kubesched/sim/fastinit.py)")
     p.add_argument("-o", "--output", choices=("table", "json"), default="table")
 
 

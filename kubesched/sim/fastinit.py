@@ -15,7 +15,10 @@ scheduler's state:
   That snapshot update is made once at the end of the placement, so it is part of the
   set-up (with the loop, the init pods' own cycles make it).
 
-No scheduling queue is involved: there is no pending pod whose re-queueing a bind could
+``Bench`` binds all but the last ``FAST_INIT_THROUGH_LOOP`` (100) init pods of an op this
+way and schedules those last ones through the loop, so that the plugins' own caches (built
+on a plugin's first cycle, over every node) are warm when measuring starts, as after an
+init through the loop. No scheduling queue is involved in the direct binds: there is no pending pod whose re-queueing a bind could
 trigger. Placement is round-robin over the nodes in creation order, each pod on the next
 node where it fits (its requests within the node's allocatable left, the pod count within
 ``pods``, every NoSchedule/NoExecute taint tolerated). For identical pods on identical nodes
