@@ -17,6 +17,13 @@ from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.status import Status
 
 
+def read_only(a: np.ndarray) -> np.ndarray:
+    """A read-only view of ``a``: a cache's array handed out without copying it."""
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 class RowNames(Sequence[str]):
     """The node names of NodeTable rows ``idx``, built only if a plugin reads them."""
 

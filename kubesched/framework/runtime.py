@@ -29,7 +29,7 @@ from kubesched.framework.interface import (
 )
 from kubesched.framework.metrics import PointObserver, timed_point
 from kubesched.framework.nodetable import NodeTable
-from kubesched.framework.outcome import FilterOutcome, RowNames, SignatureCache
+from kubesched.framework.outcome import FilterOutcome, RowNames, SignatureCache, read_only
 from kubesched.framework.results import (
     as_permit, as_post_filter, as_pre_filter, as_rows, as_score, as_status, call as _call, error as _error,
     filter_error as _filter_error, score_error as _score_error,
@@ -337,11 +337,7 @@ class Framework:
                     return res
                 full[changed] = res
             self.results.mark(key, table)
-        if idx is table.all:  # every row: the cache's array itself, read-only (no gather, no copy)
-            view = full.view()
-            view.flags.writeable = False
-            return view
-        return full[idx]
+        return read_only(full) if idx is table.all else full[idx]  # every row: no gather, no copy
 
     def status_of(self, state: CycleState, pod: Pod, table: NodeTable, out: FilterOutcome, i: int) -> Status:
         """The status of rejected row ``i``, from the rejecting plugin's per-node form."""
