@@ -28,7 +28,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import PODS_TO_ACTIVATE, ClusterObjects, ClusterSink, QueuedPodInfo
 from kubesched.framework.dra import DraLister, DraWriter, NoDra
 from kubesched.framework.extender import Extender, ExtenderError, run_extender_filters, run_extender_prioritize
-from kubesched.framework.nodetable import NodeTable
+from kubesched.framework.nodetable import NodeTable, RowInfos
 from kubesched.framework.types import NodeInfo
 from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Code, Status
@@ -406,11 +406,12 @@ class Scheduler:
         """``scored_infos``: the NodeInfos an extender returned (nodeCacheCapable false,
         no pods): upstream scores those, not the snapshot's."""
         table = self.snapshot.table
-        names = [table.names[i] for i in rows.tolist()]
         score_table, score_rows = table, rows
         if scored_infos is not None:
             score_table = NodeTable(scored_infos)
             score_rows = score_table.all
+        # node names only for explain and extenders: a list per pod costs the cycle at 1,000s of nodes
+        names = [table.names[i] for i in rows.tolist()] if self.explain or self.extenders else []
         if not fw.has_score_plugins and not self.extenders:
             totals = np.ones(rows.size, np.int64)
             per_plugin: dict[str, np.ndarray] = {}
@@ -419,7 +420,7 @@ class Scheduler:
             per_plugin = {}
         else:
             infos = (score_table.infos if score_rows.size == score_table.size
-                     else list(map(score_table.infos.__getitem__, score_rows.tolist())))
+                     else RowInfos(score_table, score_rows))
             st = fw.run_pre_score(state, pod, infos)
             if not st.success:
                 att.result, att.message = "Error", st.message

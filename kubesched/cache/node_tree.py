@@ -25,8 +25,11 @@ def zone_key(node: Node) -> str:
 
 
 class NodeTree:
+    """Per zone, the node names in insertion order (a dict used as an ordered set, so that
+    adding and removing a node is O(1) at 100,000+ nodes)."""
+
     def __init__(self) -> None:
-        self.tree: dict[str, list[str]] = {}
+        self.tree: dict[str, dict[str, None]] = {}
         self.zones: list[str] = []
         self.num_nodes = 0
 
@@ -35,18 +38,18 @@ class NodeTree:
         names = self.tree.get(z)
         if names is None:
             self.zones.append(z)
-            self.tree[z] = [node.name]
+            self.tree[z] = {node.name: None}
         elif node.name in names:
             return
         else:
-            names.append(node.name)
+            names[node.name] = None
         self.num_nodes += 1
 
     def remove(self, node: Node) -> None:
         z = zone_key(node)
         names = self.tree.get(z)
         if names and node.name in names:
-            names.remove(node.name)
+            del names[node.name]
             self.num_nodes -= 1
             if not names:
                 del self.tree[z]
@@ -61,7 +64,7 @@ class NodeTree:
 
     def list(self) -> list[str]:
         out: list[str] = []
-        zones = [self.tree[z] for z in self.zones]
+        zones = [list(self.tree[z]) for z in self.zones]
         i = 0
         while len(out) < self.num_nodes:
             for names in zones:

@@ -63,6 +63,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--clients", type=int, default=16, metavar="C", help="--serve: concurrent clients (default 16)")
     p.add_argument("--serve-in-process", action="store_true",
                    help="--serve: the scheduler inside serve's process (default: serve --scheduler-process)")
+    p.add_argument("--fast-init", action="store_true",
+                   help="with --workload (not mixed): bind the init pods directly, round-robin where they "
+                        "fit, all but the last 100 (scheduled, to warm the caches) (kubesched/sim/fastinit.py)")
     p.add_argument("-o", "--output", choices=("table", "json"), default="table")
 
 
@@ -71,7 +74,7 @@ def _spec(args: argparse.Namespace, case: Case) -> "BenchSpec":
 
     spec = BenchSpec(workload=case.workload, nodes=case.nodes, init_pods=case.init_pods, pods=case.pods,
                      percentage_of_nodes_to_score=args.percentage_of_nodes_to_score, seed=args.seed,
-                     scenario=args.scenario or "")
+                     scenario=args.scenario or "", fast_init=bool(getattr(args, "fast_init", False)))
     if not spec.scenario and (spec.nodes < 1 or spec.init_pods < 0 or spec.pods < 0):
         raise KubeschedError("bench: --nodes must be at least 1, --init-pods and --pods at least 0")
     if not 0 <= spec.percentage_of_nodes_to_score <= 100:
@@ -220,6 +223,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             _print_table(rows)
         return 0 if all(r["result"] is not None for r in rows) else 1
+    if args.fast_init and (not args.workload or args.workload == MIXED):
+        raise KubeschedError("bench: --fast-init goes with --workload (a built-in workload other than mixed)")
     if args.write_scenario and args.workload != MIXED:
         raise KubeschedError("bench: --write-scenario goes with --workload mixed")
     if args.scenario:

@@ -8,7 +8,8 @@ when one node changes only its row is rewritten, never the whole table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -171,3 +172,31 @@ class NodeTable:
             self._taint_ids = np.fromiter((self._taint_id(ni) for ni in self.infos),
                                           dtype=np.int32, count=self.size)
         return self._taint_ids, self._taint_sets
+
+
+
+class RowInfos(Sequence[NodeInfo]):
+    """The NodeInfos of the ``table``'s rows ``rows``, in that order, listed only when read:
+    a plugin handed the feasible nodes (PreScore) can use the rows instead, without a
+    per-node lookup (most built-in PreScores only need the rows and the count)."""
+
+    __slots__ = ("table", "rows", "_list")
+
+    def __init__(self, table: NodeTable, rows: np.ndarray) -> None:
+        self.table = table
+        self.rows = rows
+        self._list: list[NodeInfo] | None = None
+
+    def _materialize(self) -> list[NodeInfo]:
+        if self._list is None:
+            self._list = list(map(self.table.infos.__getitem__, self.rows.tolist()))
+        return self._list
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._materialize()[i]
+
+    def __len__(self) -> int:
+        return int(self.rows.size)
+
+    def __iter__(self) -> Iterator[NodeInfo]:
+        return iter(self._materialize())

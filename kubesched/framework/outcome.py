@@ -17,6 +17,13 @@ from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.status import Status
 
 
+def read_only(a: np.ndarray) -> np.ndarray:
+    """A read-only view of ``a``: a cache's array handed out without copying it."""
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 class RowNames(Sequence[str]):
     """The node names of NodeTable rows ``idx``, built only if a plugin reads them."""
 
@@ -92,10 +99,25 @@ class FilterOutcome:
     cycle fails with it (upstream findNodesThatPassFilters cancels on an Error).
     """
 
-    __slots__ = ("feasible", "failed_by", "statuses", "error")
+    __slots__ = ("feasible", "_failed_by", "_rejected", "statuses", "error")
 
     def __init__(self) -> None:
         self.feasible: np.ndarray = np.zeros(0, np.intp)
-        self.failed_by: dict[int, str] = {}
+        self._failed_by: dict[int, str] = {}
+        self._rejected: list[tuple[np.ndarray, str]] = []  # batch rejections, not yet in the dict
         self.statuses: dict[int, Status] = {}
         self.error: Status | None = None
+
+    def reject(self, rows: np.ndarray, plugin: str) -> None:
+        """Rows ``rows`` were rejected by ``plugin`` (a batch filter; filed when read)."""
+        if rows.size:
+            self._rejected.append((rows, plugin))
+
+    @property
+    def failed_by(self) -> dict[int, str]:
+        """For each rejected row, the plugin that rejected it."""
+        if self._rejected:
+            for rows, plugin in self._rejected:
+                self._failed_by.update(dict.fromkeys(rows.tolist(), plugin))
+            self._rejected.clear()
+        return self._failed_by

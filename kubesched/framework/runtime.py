@@ -30,7 +30,7 @@ from kubesched.framework.interface import (
 )
 from kubesched.framework.metrics import PointObserver, timed_point
 from kubesched.framework.nodetable import NodeTable
-from kubesched.framework.outcome import FilterOutcome, RowNames, SignatureCache
+from kubesched.framework.outcome import FilterOutcome, RowNames, SignatureCache, read_only
 from kubesched.framework.results import (
     as_permit, as_post_filter, as_pre_filter, as_rows, as_score, as_status, call as _call, error as _error,
     filter_error as _filter_error, score_error as _score_error,
@@ -270,8 +270,9 @@ class Framework:
                     alive = alive[:0]
                     break
                 ok = np.asarray(res, dtype=bool)
-                out.failed_by.update(dict.fromkeys(alive[~ok].tolist(), pl.name))
-                alive = alive[ok]
+                if not ok.all():  # else alive stays the same array (table.all: cheaper to score)
+                    out.reject(alive[~ok], pl.name)
+                    alive = alive[ok]
             else:
                 keep = []
                 for i in alive.tolist():
@@ -342,7 +343,7 @@ class Framework:
                     return res
                 full[changed] = res
             self.results.mark(key, table)
-        return full[idx]
+        return read_only(full) if idx is table.all else full[idx]  # every row: no gather, no copy
 
     def status_of(self, state: CycleState, pod: Pod, table: NodeTable, out: FilterOutcome, i: int) -> Status:
         """The status of rejected row ``i``, from the rejecting plugin's per-node form."""
@@ -418,7 +419,9 @@ class Framework:
                 res = self._batch(pl, "Score", pl.score_nodes, state, pod, table, idx)
                 if isinstance(res, Status):
                     return _score_error("running Score plugins", res, pl.name)
-                scores = np.array(res, dtype=np.int64)
+                # NormalizeScore writes into the array: give it a copy of the plugin's
+                scores = (np.array(res, dtype=np.int64) if pl.name in self._normalizes
+                          else np.asarray(res, dtype=np.int64))
             else:
                 vals = []
                 for i in idx.tolist():
@@ -440,7 +443,8 @@ class Framework:
                               f"{MAX_NODE_SCORE}] after normalizing", pl.name)
             if detail is not None:
                 detail[pl.name] = (raw, scores)
-            weighted = scores * self.weights[pl.name]
+            w = self.weights[pl.name]
+            weighted = scores * w if w != 1 else scores
             per_plugin[pl.name] = weighted
             totals += weighted
         return per_plugin, totals

@@ -72,16 +72,20 @@ class QueueingHints:
     def __init__(self, per_profile: Mapping[str, QueueingHintMap]) -> None:
         self.per_profile = {name: dict(m) for name, m in per_profile.items()}
         self.plugin_events: dict[str, list[ClusterEvent]] = {}
+        self._interest: dict[ClusterEvent, bool] = {}
         for m in self.per_profile.values():
             for ev, fns in m.items():
                 for f in fns:
                     self.plugin_events.setdefault(f.plugin_name, []).append(ev)
 
     def is_event_of_interest(self, event: ClusterEvent) -> bool:
-        if is_wildcard(event):
-            return True
-        return any(match_cluster_events(registered, event)
-                   for m in self.per_profile.values() for registered in m)
+        """Whether some plugin of some profile registered for ``event`` (memoised: the
+        registrations are fixed once the profiles are built, and every bind asks)."""
+        ok = self._interest.get(event)
+        if ok is None:
+            ok = self._interest[event] = is_wildcard(event) or any(
+                match_cluster_events(registered, event) for m in self.per_profile.values() for registered in m)
+        return ok
 
     def is_pod_worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any,
                                blind: bool = False) -> QueueingStrategy:

@@ -17,6 +17,7 @@ goes through the same decoding as a user's file.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import os
 import tempfile
@@ -28,7 +29,7 @@ from kubesched.api.errors import KubeschedError
 from kubesched.config import load_config
 from kubesched.config.types import API_VERSION, KIND
 from kubesched.plugins.registry import in_tree_registry
-from kubesched.sim.bench import Bench, BenchResult, BenchSpec, Progress, _AlgorithmTimer
+from kubesched.sim.bench import Bench, BenchResult, BenchSpec, Progress, _AlgorithmTimer, settle
 from kubesched.sim.driver import TERMINAL_PHASES, Simulation
 from kubesched.sim.mixed import PHASE_ANNOTATION, mixed_objects
 
@@ -71,6 +72,7 @@ class ScenarioBench(Bench):
         if self.init:
             self._create(self.init)
             self._drain(INIT, len(self.init), progress)
+        settle()
         pods = self.measured  # in file order, as the loader keeps them
         self._measured.update(p.uid for p in pods)
         samples_before = len(self.algo.samples)
@@ -78,6 +80,7 @@ class ScenarioBench(Bench):
         self._create(pods)
         self._drain("measure", len(pods), progress)
         end = self.bind_times[-1] if self.bind_times else self.timer()
+        gc.unfreeze()
         return self.result(start, end, samples_before)
 
 

@@ -25,7 +25,7 @@ uses the dict path (``counting.build_scores``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 
 
 DomainTotals = dict[str, np.ndarray]
+Group = tuple[int, int, int]  # (kind, term id, weight) of an existing pod's scoring term
 
 
 class RowCaches:
@@ -58,6 +59,12 @@ class RowCaches:
         self._term_id = term_id
         self.terms = terms
         self.enabled = True
+        # The existing aggregate's groups by term id, and the term ids by a label an
+        # incoming pod must carry to match the term (its first In requirement): a cycle
+        # looks only at the terms that can select its pod, not at every group.
+        self._groups: dict[int, set[Group]] = {}
+        self._by_label: dict[tuple[str, str], list[int]] = {}
+        self._unindexed: list[int] = []  # terms without an In requirement
 
     @property
     def cells(self) -> int:
@@ -80,9 +87,39 @@ class RowCaches:
         for ep in ni.pods_with_affinity:
             for kind, t, weight in existing_scoring_terms(ep):
                 if t.topology_key in labels:
-                    g = (kind, term_id(t), weight)
+                    tid = term_id(t)
+                    g = (kind, tid, weight)
+                    if g not in out:
+                        self._file(tid, g)
                     out[g] = out.get(g, 0) + 1
         return out
+
+    def _file(self, tid: int, g: Group) -> None:
+        groups = self._groups.get(tid)
+        if groups is None:
+            groups = self._groups[tid] = set()
+            sel = self.terms[tid].selector
+            anchor = next((r for r in sel.requirements if r.operator == "In"), None)
+            if sel.nothing:
+                pass  # matches no pod: never a candidate
+            elif anchor is None:
+                self._unindexed.append(tid)
+            else:
+                for v in anchor.values:
+                    self._by_label.setdefault((anchor.key, v), []).append(tid)
+        groups.add(g)
+
+    def candidate_groups(self, pod: Pod) -> Iterator[Group]:
+        """The existing aggregate's groups whose term may select ``pod`` (a superset of
+        those that do), each once."""
+        tids = set(self._unindexed)
+        by_label = self._by_label
+        for kv in pod.labels.items():
+            found = by_label.get(kv)
+            if found is not None:
+                tids.update(found)
+        for tid in sorted(tids):
+            yield from self._groups[tid]
 
 
 def _selector_contrib(selector: Any, key: str) -> Any:
@@ -151,11 +188,16 @@ def _build_totals(rc: RowCaches, pod: Pod, table: NodeTable, objects: ClusterObj
             if it.admits(ns):
                 rows.add(key, delta, col)
     agg = rc.existing.get(None, rc.existing_contrib)
-    for (kind, tid, w), col in agg.sync(table).items():
+    cols = agg.sync(table)
+    for g in rc.candidate_groups(pod):
+        tcol = cols.get(g)
+        if tcol is None:
+            continue  # no pod carries that term now
+        kind, tid, w = g
         weight = acc.existing_delta(kind, w)
         t = rc.terms[tid]
         if weight is not None and acc.existing_matches(tid, t):
-            rows.add(t.topology_key, weight, col)
+            rows.add(t.topology_key, weight, tcol)
     out: DomainTotals = {}
     for key, r in rows.by_key.items():
         codes, _, values = table.label(key)

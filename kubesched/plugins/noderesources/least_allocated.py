@@ -37,6 +37,18 @@ class LeastAllocated:
 
     def score_many(self, requested: Sequence[np.ndarray], allocatable: Sequence[np.ndarray]) -> np.ndarray:
         n = requested[0].size
+        if n and all(w > 0 for w in self.weights) and all(a.min() > 0 and r.min() >= 0
+                                                            for r, a in zip(requested, allocatable)):
+            # every node has every resource and nothing is negative: Go's truncating division
+            # is floor division, "0 when over-requested" is max(., 0), the weight sum a constant
+            total = np.zeros(n, I64)
+            for w, req, alloc in zip(self.weights, requested, allocatable):
+                s = np.maximum(alloc - req, 0)
+                s *= MAX_NODE_SCORE
+                s //= alloc
+                total += s * w if w != 1 else s
+            total //= sum(self.weights)
+            return total
         node_score = np.zeros(n, I64)
         weight_sum = np.zeros(n, I64)
         for w, req, alloc in zip(self.weights, requested, allocatable):

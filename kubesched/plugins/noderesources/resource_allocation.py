@@ -139,6 +139,6 @@ class ResourceAllocationScorer:
                 allocatable.append(zeros)
                 continue
             alloc, req = cols
-            requested.append(np.where(alloc != 0, req, 0).astype(I64, copy=False))
+            requested.append((req if alloc.size and alloc.min() > 0 else np.where(alloc != 0, req, 0)).astype(I64, copy=False))
             allocatable.append(alloc.astype(I64, copy=False))
         return self.scorer.score_many(requested, allocatable)

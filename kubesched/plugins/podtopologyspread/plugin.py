@@ -27,7 +27,7 @@ from kubesched.framework.events import (
     ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource,
 )
 from kubesched.framework.interface import PreFilterResult
-from kubesched.framework.nodetable import NodeTable
+from kubesched.framework.nodetable import NodeTable, RowInfos
 from kubesched.framework.status import SKIP, SUCCESS, Status, error
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
@@ -149,6 +149,8 @@ class PodTopologySpread:
         rows = None
         if table is not None and nodes is table.infos:  # every node feasible: every row
             rows = np.arange(table.size, dtype=np.intp)
+        elif isinstance(nodes, RowInfos) and nodes.table is table:
+            rows = nodes.rows
         elif table is not None:
             index = table.index
             if all(ni.name in index for ni in nodes):
