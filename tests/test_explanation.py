@@ -183,3 +183,18 @@ def test_preemption_explained_in_simulation(tmp_path: Path) -> None:
     rows = {c["node"]: c for c in pre["candidates"]}
     assert rows["n000"]["highestVictimPriority"] == 10 and rows["n001"]["highestVictimPriority"] == 5
     assert rows["n001"]["victims"] == ["default/v1"] and rows["n001"]["pdbViolations"] == 0
+
+
+def test_an_attempts_scores_stay_as_computed_after_later_binds(tmp_path: Path) -> None:
+    """Explain keeps score arrays and builds the per-node maps when read: an earlier attempt
+    still shows the scores of its own cycle (the aliasing of a plugin's cached array that broke
+    this was caught by tests/fidelity_workloads; this small case shows the expected reading). By hand, upstream ``least_allocated.go`` on nodes of 4 cpu / 8Gi for 1 cpu / 1Gi
+    pods: an empty node scores cpu (4-1)/4*100 = 75, memory (8-1)/8*100 = 87 (int of 87.5),
+    (75 + 87) / 2 = 81; a node with one such pod scores cpu 50, memory 75, (50 + 75) / 2 = 62.
+    Pod a goes to n000 (all tie, by name); pod b sees n000 at 62 and the others at 81."""
+    pod = {"cpu": "1", "memory": "1Gi"}
+    out = simulate(tmp_path, [*nodes(3), make_pod().name("a").req(**pod).raw(),
+                              make_pod().name("b").req(**pod).raw()])
+    first, second = (out[n].attempts[0].to_json() for n in ("a", "b"))
+    assert {n: s["NodeResourcesFit"] for n, s in first["scores"].items()} == {"n000": 81, "n001": 81, "n002": 81}
+    assert {n: s["NodeResourcesFit"] for n, s in second["scores"].items()} == {"n000": 62, "n001": 81, "n002": 81}

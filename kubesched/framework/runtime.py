@@ -441,10 +441,12 @@ class Framework:
                 return _error(f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an '
                               f"invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, "
                               f"{MAX_NODE_SCORE}] after normalizing", pl.name)
-            if detail is not None:
-                detail[pl.name] = (raw, scores)
             w = self.weights[pl.name]
-            weighted = scores * w if w != 1 else scores
+            if detail is not None:  # explain reads these after later cycles: never a plugin cache's array
+                detail[pl.name] = (raw, scores if pl.name in self._normalizes else raw)
+                weighted = scores * w
+            else:
+                weighted = scores * w if w != 1 else scores
             per_plugin[pl.name] = weighted
             totals += weighted
         return per_plugin, totals
