@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -141,16 +142,28 @@ class EndpointServer:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self.sock]},
-                                        name="endpoints", daemon=True)
-        self._thread.start()
-        for _ in range(400):
-            if self._server.started or not self._thread.is_alive():
-                break
-            threading.Event().wait(0.01)
+        self._thread = start_server_thread(self._server, self.sock, "endpoints", wait_seconds=4.0)
 
     def stop(self) -> None:
-        self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(5)
-        self.sock.close()
+        stop_server_thread(self._server, self._thread, self.sock)
+
+
+def start_server_thread(server: uvicorn.Server, sock: socket.socket, name: str,
+                        wait_seconds: float) -> threading.Thread:
+    """Run ``server`` on ``sock`` in a daemon thread; wait (up to ``wait_seconds``) until it
+    has started or its thread has died."""
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name=name, daemon=True)
+    thread.start()
+    for _ in range(int(wait_seconds / 0.01)):
+        if server.started or not thread.is_alive():
+            break
+        threading.Event().wait(0.01)
+    return thread
+
+
+def stop_server_thread(server: uvicorn.Server, thread: threading.Thread | None, sock: socket.socket) -> None:
+    """Ask ``server`` to exit, give its thread 5 s, close its socket."""
+    server.should_exit = True
+    if thread is not None:
+        thread.join(5)
+    sock.close()

@@ -38,6 +38,7 @@ from kubesched.api.errors import KubeschedError
 from kubesched.cluster.apiserver.httpproto import listen, with_header_timeout
 from kubesched.cluster.kube.client import KubeClient
 from kubesched.cluster.kube.resources import PODS
+from kubesched.live.endpoints import start_server_thread, stop_server_thread
 from kubesched.live.plugin_extender import ArgsError, EvalError, PluginExtender, decode_args, filter_result
 
 log = logging.getLogger(__name__)
@@ -162,16 +163,7 @@ class ExtenderServer:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self.sock]},
-                                        name="extender-http", daemon=True)
-        self._thread.start()
-        for _ in range(1000):
-            if self._server.started or not self._thread.is_alive():
-                break
-            threading.Event().wait(0.01)
+        self._thread = start_server_thread(self._server, self.sock, "extender-http", wait_seconds=10.0)
 
     def stop(self) -> None:
-        self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(5)
-        self.sock.close()
+        stop_server_thread(self._server, self._thread, self.sock)
