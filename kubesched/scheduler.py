@@ -446,7 +446,7 @@ class Scheduler:
                     col = np.array([scores.get(n, 0) for n in names], np.int64)
                     per_plugin[ext] = per_plugin[ext] + col if ext in per_plugin else col
                     totals += col
-        best_rows = rows[totals == totals.max()]
+        best_rows = fw.best_rows(rows, totals) if score_rows is rows else rows[totals == totals.max()]
         if self.explain:  # arrays only: the per-node maps are built when a document is asked for
             if att.score_detail is None:
                 att.score_detail = ScoreDetail(names, {}, {}, {})

@@ -50,6 +50,31 @@ class RowNames(Sequence[str]):
         return iter(self._materialize())
 
 
+class CacheEntry:
+    """One plugin's results for every row of ``table``, current at change-log position
+    ``version``, and how many of them are non-zero (true, for a Filter): kept as rows are
+    recomputed, so "every row passes" or "every score is 0" needs no pass over the column."""
+
+    __slots__ = ("key", "table", "version", "arr", "nonzero")
+
+    def __init__(self, key: Hashable, table: NodeTable, arr: np.ndarray) -> None:
+        self.key = key
+        self.table = table
+        self.version = table.version
+        self.arr = arr
+        self.nonzero = int(np.count_nonzero(arr))
+
+    def refresh(self, rows: np.ndarray | None, values: np.ndarray) -> None:
+        """``values`` are the results of ``rows`` (None: of every row), now current."""
+        if rows is None:
+            self.arr[:] = values
+            self.nonzero = int(np.count_nonzero(self.arr))
+        elif rows.size:
+            self.nonzero += int(np.count_nonzero(values)) - int(np.count_nonzero(self.arr[rows]))
+            self.arr[rows] = values
+        self.version = self.table.version
+
+
 class SignatureCache:
     """Per (plugin, Filter|Score, pod signature): the plugin's results for every NodeTable
     row and the table version they are current at. Bounded (least recently used go)."""
@@ -57,7 +82,7 @@ class SignatureCache:
     MAX_ENTRIES = 64
 
     def __init__(self) -> None:
-        self._entries: OrderedDict[Hashable, tuple[NodeTable, int, np.ndarray]] = OrderedDict()
+        self._entries: OrderedDict[Hashable, CacheEntry] = OrderedDict()
         self._seen: OrderedDict[Hashable, None] = OrderedDict()
 
     def seen(self, key: Hashable) -> bool:
@@ -70,24 +95,18 @@ class SignatureCache:
             self._seen.popitem(last=False)
         return False
 
-    def lookup(self, key: Hashable, table: NodeTable) -> np.ndarray | None:
+    def lookup(self, key: Hashable, table: NodeTable) -> CacheEntry | None:
         entry = self._entries.get(key)
-        if entry is None or entry[0] is not table:
+        if entry is None or entry.table is not table:
             return None
         self._entries.move_to_end(key)
-        return entry[2]
+        return entry
 
-    def changed(self, key: Hashable, table: NodeTable) -> np.ndarray | None:
-        return table.changed_since(self._entries[key][1])
-
-    def mark(self, key: Hashable, table: NodeTable) -> None:
-        t, _, arr = self._entries[key]
-        self._entries[key] = (t, table.version, arr)
-
-    def store(self, key: Hashable, table: NodeTable, arr: np.ndarray) -> None:
-        self._entries[key] = (table, table.version, arr)
+    def store(self, key: Hashable, table: NodeTable, arr: np.ndarray) -> CacheEntry:
+        entry = self._entries[key] = CacheEntry(key, table, arr)
         if len(self._entries) > self.MAX_ENTRIES:
             self._entries.popitem(last=False)
+        return entry
 
 
 class FilterOutcome:

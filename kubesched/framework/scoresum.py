@@ -1,0 +1,112 @@
+"""The weighted sum of node-local plugins' cached scores, kept per row, with its best rows.
+
+A node-local plugin's score on a row depends only on the pod's signature and that row
+(:class:`~kubesched.framework.outcome.SignatureCache` keeps them). Pods of one kind are
+scored by the same few such plugins, so their weighted sum is itself a per-row value: it
+is kept here, per combination of (plugin cache entry, weight), and only the rows the
+table's change log names are re-added, as the plugins' own caches do. Adding the columns
+again every cycle is a pass over every node per plugin: at 100,000 nodes those passes,
+not the scoring, were the cycle's cost.
+
+The rows holding the highest sum are kept too (sorted, as the scheduler visits them), so
+the host can be chosen among them without a pass over the column: binding a pod changes
+one row, which leaves the set, joins it or raises the maximum; only when the set empties
+is the column reduced again.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+
+from kubesched.framework.nodetable import NodeTable
+from kubesched.framework.outcome import CacheEntry
+
+I64 = np.int64
+
+
+class ScoreSum:
+    """``sum(weight * entry.arr)`` for every row of ``table``, and its best rows."""
+
+    __slots__ = ("table", "version", "arr", "_top", "_top_rows")
+
+    def __init__(self, table: NodeTable, parts: Sequence[tuple[CacheEntry, int]]) -> None:
+        self.table = table
+        self.arr = _weighted(parts, None)
+        self.version = table.version
+        self._top = 0
+        self._top_rows: np.ndarray | None = None
+
+    def refresh(self, parts: Sequence[tuple[CacheEntry, int]]) -> None:
+        """Bring the sum up to the table's version; ``parts`` are current there."""
+        changed = self.table.changed_since(self.version)
+        if changed is None:
+            self.arr = _weighted(parts, None)
+            self._top_rows = None
+        elif changed.size:
+            values = _weighted(parts, changed)
+            self.arr[changed] = values
+            if self._top_rows is not None:
+                self._update_top(changed.tolist(), values.tolist())
+        self.version = self.table.version
+
+    def _update_top(self, rows: list[int], values: list[int]) -> None:
+        top, best = self._top, self._top_rows
+        assert best is not None
+        for r, v in zip(rows, values):
+            pos = int(np.searchsorted(best, r))
+            present = pos < best.size and int(best[pos]) == r
+            if v > top:
+                top, best = v, np.array([r], np.intp)
+            elif v == top:
+                if not present:
+                    best = np.insert(best, pos, r)
+            elif present:
+                best = np.delete(best, pos)
+        self._top = top
+        self._top_rows = best if best.size else None
+
+    def best_rows(self) -> np.ndarray:
+        """The rows with the highest sum, ascending (the table must have rows)."""
+        if self._top_rows is None:
+            self._top = int(self.arr.max())
+            self._top_rows = np.flatnonzero(self.arr == self._top)
+        return self._top_rows
+
+
+def _weighted(parts: Sequence[tuple[CacheEntry, int]], rows: np.ndarray | None) -> np.ndarray:
+    out: np.ndarray | None = None
+    for entry, w in parts:
+        col = entry.arr if rows is None else entry.arr[rows]
+        if w != 1:
+            col = col * w
+        if out is None:
+            out = col.astype(I64, copy=True)
+        else:
+            out += col
+    assert out is not None
+    return out
+
+
+class ScoreSums:
+    """A few :class:`ScoreSum` by their parts' cache keys and weights (least recently used go)."""
+
+    MAX_ENTRIES = 16
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[Hashable, ScoreSum] = OrderedDict()
+
+    def get(self, table: NodeTable, parts: Sequence[tuple[CacheEntry, int]]) -> ScoreSum:
+        """The sum of ``parts`` (each current at the table's version), current too."""
+        key = tuple((entry.key, w) for entry, w in parts)
+        s = self._entries.get(key)
+        if s is None or s.table is not table:
+            s = self._entries[key] = ScoreSum(table, parts)
+            if len(self._entries) > self.MAX_ENTRIES:
+                self._entries.popitem(last=False)
+        else:
+            self._entries.move_to_end(key)
+            s.refresh(parts)
+        return s
