@@ -528,7 +528,7 @@ class Scheduler:
         """The end of the scheduling cycle (assume, Reserve, Permit), then the binding cycle:
         at once, or when the pod stops waiting at Permit (:meth:`process_waiting`)."""
         pod = qpi.pod
-        assumed = dataclasses.replace(pod, node_name=node)
+        assumed = pod.evolve(node_name=node)
         self.cache.assume_pod(assumed)
         if self.queue is not None:
             self.queue.nominator.delete(pod)  # upstream assume(): the pod no longer needs it

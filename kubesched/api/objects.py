@@ -12,7 +12,7 @@ upstream's order, before it reads the scheduling fields. Both raise
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from kubesched.api.errors import DecodeError
@@ -319,6 +319,17 @@ class Pod:
     def images(self) -> tuple[str, ...]:
         return tuple(c.image for c in self.containers)
 
+    def evolve(self, **changes: Any) -> "Pod":
+        """``dataclasses.replace(self, **changes)`` at a fraction of its cost (a copy field by
+        field, no ``__init__``; nothing is derived or validated there): the scheduler copies
+        a pod to assume it and the cluster to bind it, once per pod."""
+        new = object.__new__(Pod)
+        for name in _POD_FIELDS:
+            object.__setattr__(new, name, changes.pop(name) if name in changes else getattr(self, name))
+        if changes:
+            raise TypeError(f"Pod has no field(s) {', '.join(sorted(changes))}")
+        return new
+
     @classmethod
     def from_dict(cls, raw: dict[str, Any], *, validate: bool = True, require_limits: bool = True) -> "Pod":
         """Decode and validate a pod as kube-apiserver does on create. ``validate=False``
@@ -395,6 +406,9 @@ class Pod:
             requests=requests, non0_cpu=non0_cpu, non0_mem=non0_mem, host_ports=host_ports,
             owner_kind=owner_kind, volumes=volumes,
         )
+
+
+_POD_FIELDS = tuple(f.name for f in fields(Pod))
 
 
 @dataclass(frozen=True, slots=True)

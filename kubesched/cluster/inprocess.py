@@ -132,8 +132,7 @@ class InProcessCluster:
         status = raw["status"]
         status["startTime"] = start
         status.pop("nominatedNodeName", None)
-        bound = dataclasses.replace(cur, raw=raw, node_name=node_name, start_time=start,
-                                    nominated_node_name="")
+        bound = cur.evolve(raw=raw, node_name=node_name, start_time=start, nominated_node_name="")
         self.pods[pod.uid] = bound
         self.bind_log.append((pod.key, node_name))
         self._notify(ClusterChange("pod-bound", bound, cur))

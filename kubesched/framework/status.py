@@ -6,7 +6,7 @@ for bugs, and the runtime turns the exception into an ``Error`` status naming th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import IntEnum
 
 
@@ -48,7 +48,7 @@ class Status:
         return ", ".join(self.reasons)
 
     def with_plugin(self, plugin: str) -> "Status":
-        return self if self.plugin == plugin else replace(self, plugin=plugin)
+        return self if self.plugin == plugin else Status(self.code, self.reasons, plugin, self.detail)
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"plugin": self.plugin, "code": self.code.name, "reasons": list(self.reasons)}
