@@ -30,12 +30,12 @@ from kubesched.framework.interface import (
 )
 from kubesched.framework.metrics import PointObserver, timed_point
 from kubesched.framework.nodetable import NodeTable
-from kubesched.framework.outcome import CacheEntry, FilterOutcome, RowNames, SignatureCache, read_only
+from kubesched.framework.batchrun import BatchRunner, built_in
+from kubesched.framework.outcome import CacheEntry, FilterOutcome, RowNames
 from kubesched.framework.results import (
-    as_permit, as_post_filter, as_pre_filter, as_rows, as_score, as_status, call as _call, error as _error,
+    as_permit, as_post_filter, as_pre_filter, as_score, as_status, call as _call, error as _error,
     filter_error as _filter_error, score_error as _score_error,
 )
-from kubesched.framework.scoresum import ScoreSums
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.types import NodeInfo
 
@@ -47,19 +47,6 @@ EXTENSION_POINTS: dict[str, type] = {
     "score": ScorePlugin, "reserve": ReservePlugin, "permit": PermitPlugin,
     "preBind": PreBindPlugin, "bind": BindPlugin, "postBind": PostBindPlugin,
 }
-
-
-def _rows(pl: Any, what: str, fn: Callable[..., Any], state: CycleState, pod: Pod, table: NodeTable,
-          rows: np.ndarray) -> np.ndarray | Status:
-    """One batch call over ``rows``, its result checked (an array per row, or an Error)."""
-    return as_rows(_call(pl, what, fn, state, pod, table, rows), fn.__name__, pl.name, int(rows.size),
-                   "b" if what == "Filter" else "i")
-
-
-def _built_in(pl: Any) -> bool:
-    """An in-tree plugin: its batch results need no checking (tests hold them to their
-    per-node forms), which keeps the checks off the built-in scheduling path."""
-    return type(pl).__module__.startswith("kubesched.plugins.")
 
 
 class Framework:
@@ -90,13 +77,10 @@ class Framework:
         self._batch_score = {pl.name for pl in self.points["score"] if isinstance(pl, BatchScorePlugin)}
         self._normalizes = {pl.name for pl in self.points["score"] if hasattr(pl, "normalize_score")}
         self._extensions_list = [pl for pl in self.points["preFilter"] if isinstance(pl, PreFilterExtensions)]
-        self._built_in = {pl.name for pts in self.points.values() for pl in pts if _built_in(pl)}
+        self._built_in = {pl.name for pts in self.points.values() for pl in pts if built_in(pl)}
         self._node_local = {pl.name for pts in (self.points["filter"], self.points["score"]) for pl in pts
                             if hasattr(pl, "signature")}  # the NodeLocalPlugin protocol
-        self.results = SignatureCache()
-        self.sums = ScoreSums()
-        # the last run_score's (totals, positions of their maximum, rows scored), from the sums
-        self._best: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self.batch = BatchRunner(self._node_local, self._built_in)
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.nominated_pods_for_node: Callable[[str], Sequence[Pod]] = lambda name: ()
         # node name -> nominated pods, for every node that has any (set by the scheduler)
@@ -268,10 +252,10 @@ class Framework:
                 continue
             self.evaluations[(pl.name, "Filter")] += int(alive.size)
             if pl.name in self._batch_filter:
-                got = self._cached(pl, "Filter", pl.filter_nodes, state, pod, table)
+                got = self.batch.cached(pl, "Filter", pl.filter_nodes, state, pod, table)
                 if isinstance(got, CacheEntry) and got.nonzero == table.size:
                     continue  # every row passes: no gather, no pass
-                res = self._rows_of(pl, "Filter", pl.filter_nodes, state, pod, table, alive, got)
+                res = self.batch.rows_of(pl, "Filter", pl.filter_nodes, state, pod, table, alive, got)
                 if isinstance(res, Status):
                     out.error = _filter_error(res, pl.name)
                     alive = alive[:0]
@@ -312,54 +296,6 @@ class Framework:
             alive = np.array([i for i in idx.tolist() if i in ok_set], dtype=np.intp)
         out.feasible = alive
         return out
-
-    def _cached(self, pl: Any, what: str, fn: Callable[..., Any], state: CycleState, pod: Pod,
-                table: NodeTable) -> CacheEntry | Status | None:
-        """A node-local plugin's results for every row, brought up to date through the
-        signature cache (only the rows the table's change log names are recomputed); None
-        when not cached: not node-local, no signature, or the first pod of its kind."""
-        if pl.name not in self._node_local:
-            return None
-        try:
-            sig = pl.signature(pod)
-        except Exception as exc:  # noqa: BLE001 - a plugin bug: run the plugin without the cache
-            log.error("plugin %s failed in signature: %s: %s", pl.name, type(exc).__name__, exc)
-            return None
-        if sig is None:
-            return None
-        rows: Callable[..., Any] = _call if pl.name in self._built_in else _rows
-        key = (pl.name, what, sig)
-        entry = self.results.lookup(key, table)
-        if entry is None:
-            if not self.results.seen(key):
-                return None
-            res = rows(pl, what, fn, state, pod, table, table.all)
-            return res if isinstance(res, Status) else self.results.store(key, table, np.asarray(res))
-        changed = table.changed_since(entry.version)
-        if changed is None or changed.size:
-            res = rows(pl, what, fn, state, pod, table, table.all if changed is None else changed)
-            if isinstance(res, Status):
-                return res
-            entry.refresh(changed, res)
-        else:
-            entry.version = table.version
-        return entry
-
-    def _batch(self, pl: Any, what: str, fn: Callable[..., Any], state: CycleState, pod: Pod,
-               table: NodeTable, idx: np.ndarray) -> Any:
-        """Run a batch Filter/Score over rows ``idx``, through the signature cache for
-        node-local plugins."""
-        return self._rows_of(pl, what, fn, state, pod, table, idx, self._cached(pl, what, fn, state, pod, table))
-
-    def _rows_of(self, pl: Any, what: str, fn: Callable[..., Any], state: CycleState, pod: Pod,
-                 table: NodeTable, idx: np.ndarray, got: CacheEntry | Status | None) -> Any:
-        """Rows ``idx`` of the cache's answer ``got``; without one, the plugin run on them."""
-        if got is None:
-            rows: Callable[..., Any] = _call if pl.name in self._built_in else _rows
-            return rows(pl, what, fn, state, pod, table, idx)
-        if isinstance(got, Status):
-            return got
-        return read_only(got.arr) if idx is table.all else got.arr[idx]  # every row: no gather, no copy
 
     def status_of(self, state: CycleState, pod: Pod, table: NodeTable, out: FilterOutcome, i: int) -> Status:
         """The status of rejected row ``i``, from the rejecting plugin's per-node form."""
@@ -426,7 +362,6 @@ class Framework:
         the built-in node-local plugins' cached scores are added through the maintained sums
         (:mod:`.scoresum`; in range by construction, so not checked again) and are left out
         of the per-plugin map (read only by explain, which passes ``detail``)."""
-        self._best = None
         per_plugin: dict[str, np.ndarray] = {}
         names = RowNames(table.names, idx)
         summed: list[tuple[CacheEntry, int]] = []
@@ -439,7 +374,7 @@ class Framework:
             self.evaluations[(pl.name, "Score")] += int(idx.size)
             w = self.weights[pl.name]
             if pl.name in self._batch_score:
-                got = self._cached(pl, "Score", pl.score_nodes, state, pod, table)
+                got = self.batch.cached(pl, "Score", pl.score_nodes, state, pod, table)
                 if isinstance(got, CacheEntry) and detail is None and idx.size and pl.name in self._built_in:
                     if pl.name not in self._normalizes:
                         summed.append((got, w))
@@ -452,7 +387,7 @@ class Framework:
                             return _score_error("running Normalize on Score plugins", st, pl.name)
                         const += int(one[0]) * w
                         continue
-                res = self._rows_of(pl, "Score", pl.score_nodes, state, pod, table, idx, got)
+                res = self.batch.rows_of(pl, "Score", pl.score_nodes, state, pod, table, idx, got)
                 if isinstance(res, Status):
                     return _score_error("running Score plugins", res, pl.name)
                 # NormalizeScore writes into the array: give it a copy of the plugin's
@@ -484,34 +419,12 @@ class Framework:
                 weighted = scores * w if w != 1 else scores
             per_plugin[pl.name] = weighted
             others.append(weighted)
-        return per_plugin, self._totals(table, idx, summed, others, const)
-
-    def _totals(self, table: NodeTable, idx: np.ndarray, summed: list[tuple[CacheEntry, int]],
-                others: list[np.ndarray], const: int) -> np.ndarray:
-        """``const`` + the maintained sum of ``summed`` + ``others``, over rows ``idx``."""
-        if not summed:
-            totals = np.full(idx.size, const, np.int64)
-        else:
-            ssum = self.sums.get(table, summed)
-            if idx is not table.all:
-                totals = ssum.arr[idx]
-                if const:
-                    totals += const
-            else:
-                totals = ssum.arr + const if const or others else read_only(ssum.arr)
-                if not others:  # the best rows of the sum are those of the totals
-                    self._best = (totals, ssum.best_rows(), idx)
-        for o in others:
-            totals += o
-        return totals
+        return per_plugin, self.batch.totals(table, idx, summed, others, const)
 
     def best_rows(self, rows: np.ndarray, totals: np.ndarray) -> np.ndarray:
-        """``rows[totals == totals.max()]`` for ``totals`` from the last :meth:`run_score`
-        over ``rows``: without a pass over the column when its sums kept them."""
-        best = self._best
-        if best is not None and best[0] is totals:
-            return best[1] if rows is best[2] else rows[best[1]]
-        return rows[totals == totals.max()]
+        """``rows[totals == totals.max()]`` for the totals of the last :meth:`run_score` over ``rows``."""
+        return self.batch.best_rows(rows, totals)
+
 
     # -- Reserve / Permit / Bind --------------------------------------------------------
     @timed_point("Reserve")
