@@ -194,16 +194,10 @@ def _pod_template(name: str, namespace: str) -> Pod:
     return Pod.from_dict(apply_pod_defaults({**raw, "metadata": meta}))
 
 
-_POD_FIELDS = tuple(f.name for f in dataclasses.fields(Pod))
-
-
 def copy_pod(pod: Pod, **changes: Any) -> Pod:
-    """``dataclasses.replace(pod, **changes)`` at half the cost (no ``__init__``: a copy
-    field by field), which counts when a million pods are made."""
-    new = Pod.__new__(Pod)
-    for name in _POD_FIELDS:
-        setattr(new, name, changes[name] if name in changes else getattr(pod, name))
-    return new
+    """``dataclasses.replace(pod, **changes)`` at a fraction of the cost (:meth:`Pod.evolve`),
+    which counts when a million pods are made."""
+    return pod.evolve(**changes)
 
 
 def build_pods(op: CreatePods, count: int, namespace: str, first_seq: int = 0) -> list[Pod]:
