@@ -139,15 +139,14 @@ class BatchRunner:
         if not summed:
             totals = np.full(idx.size, const, np.int64)
         else:
-            ssum = self.sums.get(table, summed)
+            ssum = self.sums.get(table, summed, const)
             if idx is not table.all:
                 totals = ssum.arr[idx]
-                if const:
-                    totals += const
-            else:
-                totals = ssum.arr + const if const or others else read_only(ssum.arr)
-                if not others:  # the best rows of the sum are those of the totals
-                    self._best = (totals, ssum.best_rows(), idx)
+            elif others:
+                totals = ssum.arr.copy()
+            else:  # the sum is the totals: no pass over the column, and its best rows are known
+                totals = read_only(ssum.arr)
+                self._best = (totals, ssum.best_rows(), idx)
         for o in others:
             totals += o
         return totals

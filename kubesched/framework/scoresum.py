@@ -28,13 +28,15 @@ I64 = np.int64
 
 
 class ScoreSum:
-    """``sum(weight * entry.arr)`` for every row of ``table``, and its best rows."""
+    """``const + sum(weight * entry.arr)`` for every row of ``table``, and its best rows
+    (``const``: what plugins that give every row one score add)."""
 
-    __slots__ = ("table", "version", "arr", "_top", "_top_rows")
+    __slots__ = ("table", "const", "version", "arr", "_top", "_top_rows")
 
-    def __init__(self, table: NodeTable, parts: Sequence[tuple[CacheEntry, int]]) -> None:
+    def __init__(self, table: NodeTable, parts: Sequence[tuple[CacheEntry, int]], const: int = 0) -> None:
         self.table = table
-        self.arr = _weighted(parts, None)
+        self.const = const
+        self.arr = _weighted(parts, None, const)
         self.version = table.version
         self._top = 0
         self._top_rows: np.ndarray | None = None
@@ -43,10 +45,10 @@ class ScoreSum:
         """Bring the sum up to the table's version; ``parts`` are current there."""
         changed = self.table.changed_since(self.version)
         if changed is None:
-            self.arr = _weighted(parts, None)
+            self.arr = _weighted(parts, None, self.const)
             self._top_rows = None
         elif changed.size:
-            values = _weighted(parts, changed)
+            values = _weighted(parts, changed, self.const)
             self.arr[changed] = values
             if self._top_rows is not None:
                 self._update_top(changed.tolist(), values.tolist())
@@ -76,7 +78,7 @@ class ScoreSum:
         return self._top_rows
 
 
-def _weighted(parts: Sequence[tuple[CacheEntry, int]], rows: np.ndarray | None) -> np.ndarray:
+def _weighted(parts: Sequence[tuple[CacheEntry, int]], rows: np.ndarray | None, const: int) -> np.ndarray:
     out: np.ndarray | None = None
     for entry, w in parts:
         col = entry.arr if rows is None else entry.arr[rows]
@@ -87,6 +89,8 @@ def _weighted(parts: Sequence[tuple[CacheEntry, int]], rows: np.ndarray | None) 
         else:
             out += col
     assert out is not None
+    if const:
+        out += const
     return out
 
 
@@ -98,12 +102,12 @@ class ScoreSums:
     def __init__(self) -> None:
         self._entries: OrderedDict[Hashable, ScoreSum] = OrderedDict()
 
-    def get(self, table: NodeTable, parts: Sequence[tuple[CacheEntry, int]]) -> ScoreSum:
-        """The sum of ``parts`` (each current at the table's version), current too."""
-        key = tuple((entry.key, w) for entry, w in parts)
+    def get(self, table: NodeTable, parts: Sequence[tuple[CacheEntry, int]], const: int = 0) -> ScoreSum:
+        """``const`` + the sum of ``parts`` (each current at the table's version), current too."""
+        key = (tuple((entry.key, w) for entry, w in parts), const)
         s = self._entries.get(key)
         if s is None or s.table is not table:
-            s = self._entries[key] = ScoreSum(table, parts)
+            s = self._entries[key] = ScoreSum(table, parts, const)
             if len(self._entries) > self.MAX_ENTRIES:
                 self._entries.popitem(last=False)
         else:

@@ -3,7 +3,7 @@
 - ``CacheEntry.nonzero`` (kubesched/framework/outcome.py) is the number of non-zero
   results after any sequence of partial and full refreshes;
 - ``ScoreSum`` (kubesched/framework/scoresum.py) keeps, after any sequence of row
-  changes, exactly ``sum(weight * column)`` and, as its best rows, exactly the rows where
+  changes, exactly ``const + sum(weight * column)`` and, as its best rows, exactly the rows where
   that sum is highest (ascending): what ``rows[totals == totals.max()]`` gives;
 - with the built-in plugins, a run of identical pods is placed the same with and without
   ``explain`` (explain scores every plugin per cycle, without the sums, the constant
@@ -63,6 +63,7 @@ def test_score_sum_and_best_rows_follow_a_full_recompute(data: Any) -> None:
     weights = data.draw(st.lists(st.integers(1, 3), min_size=1, max_size=3))
     parts = [(CacheEntry(("p", j), table, np.array(data.draw(st.lists(scores, min_size=n, max_size=n)), np.int64)), w)
              for j, w in enumerate(weights)]
+    const = data.draw(st.sampled_from([0, 0, 100, 300]))  # plugins giving every row one score
     sums = ScoreSums()
     for _ in range(data.draw(st.integers(1, 25))):
         op = data.draw(st.sampled_from(["set", "set", "set", "flood", "new-table", "none"]))
@@ -81,8 +82,8 @@ def test_score_sum_and_best_rows_follow_a_full_recompute(data: Any) -> None:
             parts = [(CacheEntry(e.key, table, e.arr.copy()), w) for e, w in parts]
         for entry, _ in parts:
             entry.version = table.version
-        got = sums.get(table, parts)
-        expected = sum(w * e.arr for e, w in parts)
+        got = sums.get(table, parts, const)
+        expected = const + sum(w * e.arr for e, w in parts)
         assert got.arr.tolist() == expected.tolist()
         assert got.best_rows().tolist() == np.flatnonzero(expected == expected.max()).tolist()
 
