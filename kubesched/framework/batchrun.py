@@ -81,7 +81,7 @@ class BatchRunner:
         self.in_tree = in_tree
         self.results = SignatureCache()
         self.sums = ScoreSums()
-        # the last totals() from the sums: (totals, positions of their maximum, rows scored)
+        # the last totals() from the sums: (totals, the rows of their maximum, rows scored)
         self._best: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def _call_rows(self, pl: Any) -> Callable[..., Any]:
@@ -142,6 +142,8 @@ class BatchRunner:
             ssum = self.sums.get(table, summed, const)
             if idx is not table.all:
                 totals = ssum.arr[idx]
+                if not others and not idx.flags.writeable:  # a filter's kept passing rows
+                    self._best = (totals, ssum.best_rows(idx), idx)
             elif others:
                 totals = ssum.arr.copy()
             else:  # the sum is the totals: no pass over the column, and its best rows are known
@@ -155,7 +157,7 @@ class BatchRunner:
         """``rows[totals == totals.max()]``; without a pass over the column when ``totals``
         came from the last :meth:`totals` over ``rows`` and the sums kept its best rows."""
         best = self._best
-        if best is not None and best[0] is totals:
-            return best[1] if rows is best[2] else rows[best[1]]
+        if best is not None and best[0] is totals and rows is best[2]:
+            return best[1]
         out: np.ndarray = rows[totals == totals.max()]
         return out

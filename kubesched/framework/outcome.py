@@ -55,7 +55,7 @@ class CacheEntry:
     ``version``, and how many of them are non-zero (true, for a Filter): kept as rows are
     recomputed, so "every row passes" or "every score is 0" needs no pass over the column."""
 
-    __slots__ = ("key", "table", "version", "arr", "nonzero")
+    __slots__ = ("key", "table", "version", "arr", "nonzero", "_split")
 
     def __init__(self, key: Hashable, table: NodeTable, arr: np.ndarray) -> None:
         self.key = key
@@ -63,16 +63,28 @@ class CacheEntry:
         self.version = table.version
         self.arr = arr
         self.nonzero = int(np.count_nonzero(arr))
+        self._split: tuple[np.ndarray, np.ndarray] | None = None
 
     def refresh(self, rows: np.ndarray | None, values: np.ndarray) -> None:
         """``values`` are the results of ``rows`` (None: of every row), now current."""
         if rows is None:
             self.arr[:] = values
             self.nonzero = int(np.count_nonzero(self.arr))
+            self._split = None
         elif rows.size:
-            self.nonzero += int(np.count_nonzero(values)) - int(np.count_nonzero(self.arr[rows]))
+            old = self.arr[rows]
+            if self._split is not None and not np.array_equal(old, values):
+                self._split = None
+            self.nonzero += int(np.count_nonzero(values)) - int(np.count_nonzero(old))
             self.arr[rows] = values
         self.version = self.table.version
+
+    def split(self) -> tuple[np.ndarray, np.ndarray]:
+        """(rows whose result is true, rows whose result is false), ascending and read-only;
+        kept until a result changes (a filter's verdicts rarely do when a pod binds)."""
+        if self._split is None:
+            self._split = (read_only(np.flatnonzero(self.arr)), read_only(np.flatnonzero(self.arr == 0)))
+        return self._split
 
 
 class SignatureCache:

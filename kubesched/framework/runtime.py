@@ -255,6 +255,10 @@ class Framework:
                 got = self.batch.cached(pl, "Filter", pl.filter_nodes, state, pod, table)
                 if isinstance(got, CacheEntry) and got.nonzero == table.size:
                     continue  # every row passes: no gather, no pass
+                if isinstance(got, CacheEntry) and alive is table.all:  # the verdicts split once
+                    alive, rejected = got.split()
+                    out.reject(rejected, pl.name)
+                    continue
                 res = self.batch.rows_of(pl, "Filter", pl.filter_nodes, state, pod, table, alive, got)
                 if isinstance(res, Status):
                     out.error = _filter_error(res, pl.name)

@@ -27,37 +27,28 @@ from kubesched.framework.outcome import CacheEntry
 I64 = np.int64
 
 
-class ScoreSum:
-    """``const + sum(weight * entry.arr)`` for every row of ``table``, and its best rows
-    (``const``: what plugins that give every row one score add)."""
+class _Top:
+    """The highest sum over some rows (every row, or the rows of ``within``) and the rows
+    holding it, ascending; ``rows`` None until asked for, or after the set emptied."""
 
-    __slots__ = ("table", "const", "version", "arr", "_top", "_top_rows")
+    __slots__ = ("within", "member", "top", "rows")
 
-    def __init__(self, table: NodeTable, parts: Sequence[tuple[CacheEntry, int]], const: int = 0) -> None:
-        self.table = table
-        self.const = const
-        self.arr = _weighted(parts, None, const)
-        self.version = table.version
-        self._top = 0
-        self._top_rows: np.ndarray | None = None
+    def __init__(self, within: np.ndarray | None, size: int) -> None:
+        self.within = within  # held: its identity is the key
+        self.member: np.ndarray | None = None
+        if within is not None:
+            self.member = np.zeros(size, bool)
+            self.member[within] = True
+        self.top = 0
+        self.rows: np.ndarray | None = None
 
-    def refresh(self, parts: Sequence[tuple[CacheEntry, int]]) -> None:
-        """Bring the sum up to the table's version; ``parts`` are current there."""
-        changed = self.table.changed_since(self.version)
-        if changed is None:
-            self.arr = _weighted(parts, None, self.const)
-            self._top_rows = None
-        elif changed.size:
-            values = _weighted(parts, changed, self.const)
-            self.arr[changed] = values
-            if self._top_rows is not None:
-                self._update_top(changed.tolist(), values.tolist())
-        self.version = self.table.version
-
-    def _update_top(self, rows: list[int], values: list[int]) -> None:
-        top, best = self._top, self._top_rows
-        assert best is not None
+    def update(self, rows: list[int], values: list[int]) -> None:
+        top, best, member = self.top, self.rows, self.member
+        if best is None:
+            return
         for r, v in zip(rows, values):
+            if member is not None and not member[r]:
+                continue
             pos = int(np.searchsorted(best, r))
             present = pos < best.size and int(best[pos]) == r
             if v > top:
@@ -67,15 +58,62 @@ class ScoreSum:
                     best = np.insert(best, pos, r)
             elif present:
                 best = np.delete(best, pos)
-        self._top = top
-        self._top_rows = best if best.size else None
+        self.top = top
+        self.rows = best if best.size else None
 
-    def best_rows(self) -> np.ndarray:
-        """The rows with the highest sum, ascending (the table must have rows)."""
-        if self._top_rows is None:
-            self._top = int(self.arr.max())
-            self._top_rows = np.flatnonzero(self.arr == self._top)
-        return self._top_rows
+    def best(self, arr: np.ndarray) -> np.ndarray:
+        if self.rows is None:
+            if self.within is None:
+                self.top = int(arr.max())
+                self.rows = np.flatnonzero(arr == self.top)
+            else:
+                values = arr[self.within]
+                self.top = int(values.max())
+                self.rows = self.within[values == self.top]
+        return self.rows
+
+
+class ScoreSum:
+    """``const + sum(weight * entry.arr)`` for every row of ``table``, and its best rows
+    (``const``: what plugins that give every row one score add), over every row or over
+    the few row sets (a filter's passing rows, kept by identity) asked for."""
+
+    MAX_SUBSETS = 4
+
+    __slots__ = ("table", "const", "version", "arr", "_tops")
+
+    def __init__(self, table: NodeTable, parts: Sequence[tuple[CacheEntry, int]], const: int = 0) -> None:
+        self.table = table
+        self.const = const
+        self.arr = _weighted(parts, None, const)
+        self.version = table.version
+        self._tops: dict[int, _Top] = {}
+
+    def refresh(self, parts: Sequence[tuple[CacheEntry, int]]) -> None:
+        """Bring the sum up to the table's version; ``parts`` are current there."""
+        changed = self.table.changed_since(self.version)
+        if changed is None:
+            self.arr = _weighted(parts, None, self.const)
+            self._tops.clear()
+        elif changed.size:
+            values = _weighted(parts, changed, self.const)
+            self.arr[changed] = values
+            if self._tops:
+                rows, vals = changed.tolist(), values.tolist()
+                for t in self._tops.values():
+                    t.update(rows, vals)
+        self.version = self.table.version
+
+    def best_rows(self, within: np.ndarray | None = None) -> np.ndarray:
+        """The rows with the highest sum, ascending: among every row (the table must have
+        rows), or among the rows of ``within`` (ascending, not empty, never modified)."""
+        key = -1 if within is None else id(within)
+        t = self._tops.get(key)
+        if t is None or t.within is not within:
+            t = self._tops[key] = _Top(within, self.table.size)
+            if len(self._tops) > self.MAX_SUBSETS + 1:
+                del self._tops[next(k for k in self._tops if k != key)]
+        return t.best(self.arr)
 
 
 def _weighted(parts: Sequence[tuple[CacheEntry, int]], rows: np.ndarray | None, const: int) -> np.ndarray:

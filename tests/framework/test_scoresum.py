@@ -4,7 +4,8 @@
   results after any sequence of partial and full refreshes;
 - ``ScoreSum`` (kubesched/framework/scoresum.py) keeps, after any sequence of row
   changes, exactly ``const + sum(weight * column)`` and, as its best rows, exactly the rows where
-  that sum is highest (ascending): what ``rows[totals == totals.max()]`` gives;
+  that sum is highest (ascending), among every row or among a filter's passing rows:
+  what ``rows[totals == totals.max()]`` gives;
 - with the built-in plugins, a run of identical pods is placed the same with and without
   ``explain`` (explain scores every plugin per cycle, without the sums, the constant
   normalisation or the best rows kept), and both runs place each pod on one of the nodes
@@ -64,6 +65,9 @@ def test_score_sum_and_best_rows_follow_a_full_recompute(data: Any) -> None:
     parts = [(CacheEntry(("p", j), table, np.array(data.draw(st.lists(scores, min_size=n, max_size=n)), np.int64)), w)
              for j, w in enumerate(weights)]
     const = data.draw(st.sampled_from([0, 0, 100, 300]))  # plugins giving every row one score
+    # the rows a filter passed: kept (by identity) while its verdicts do not change
+    within = np.array(sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1))), np.intp)
+    within.flags.writeable = False
     sums = ScoreSums()
     for _ in range(data.draw(st.integers(1, 25))):
         op = data.draw(st.sampled_from(["set", "set", "set", "flood", "new-table", "none"]))
@@ -86,6 +90,8 @@ def test_score_sum_and_best_rows_follow_a_full_recompute(data: Any) -> None:
         expected = const + sum(w * e.arr for e, w in parts)
         assert got.arr.tolist() == expected.tolist()
         assert got.best_rows().tolist() == np.flatnonzero(expected == expected.max()).tolist()
+        sub = expected[within]
+        assert got.best_rows(within).tolist() == within[sub == sub.max()].tolist()
 
 
 def _run(nodes: list[Any], pods: list[Any], explain: bool, seed: int) -> list[tuple[str, str]]:
