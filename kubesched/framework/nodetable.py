@@ -44,6 +44,8 @@ class NodeTable:
         # results recompute only what changed (see ``changed_since``).
         self._log: list[int] = []
         self._log_base = 0
+        self._last_asked = (-1, -1)  # (version, version then) of the last changed_since
+        self._last_answer = np.zeros(0, np.intp)
         for i, ni in enumerate(self.infos):
             self._write_row(i, ni)
 
@@ -102,14 +104,19 @@ class NodeTable:
         return self._log_base + len(self._log)
 
     def changed_since(self, version: int) -> np.ndarray | None:
-        """Rows rewritten since ``version`` (unique), or None when that is too long ago."""
+        """Rows rewritten since ``version`` (unique, ascending, read-only), or None when that
+        is too long ago. The last answer is kept: a cycle's caches mostly ask the same."""
+        now = self._log_base + len(self._log)
+        if self._last_asked[0] == version and self._last_asked[1] == now:
+            return self._last_answer
         start = version - self._log_base
         if start < 0:
             return None
         seg = self._log[start:]
-        if len(seg) <= 1:
-            return np.array(seg, dtype=np.intp)
-        return np.array(sorted(set(seg)), dtype=np.intp)
+        out = np.array(seg if len(seg) <= 1 else sorted(set(seg)), dtype=np.intp)
+        out.flags.writeable = False
+        self._last_asked, self._last_answer = (version, now), out
+        return out
 
     # -- labels -------------------------------------------------------------------------
     @staticmethod
