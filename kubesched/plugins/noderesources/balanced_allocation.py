@@ -25,6 +25,7 @@ from kubesched.api.objects import Pod
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.interface import MAX_NODE_SCORE
 from kubesched.framework.nodetable import NodeTable
+from kubesched.framework.rowclasses import RowClasses
 from kubesched.framework.status import SKIP, SUCCESS, Status
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
@@ -123,6 +124,7 @@ class BalancedAllocation:
         self.handle = handle
         self.scorer = ResourceAllocationScorer(self.name, self.args.resources, BalancedScorer(),
                                                use_requested=True)
+        self.classes = RowClasses()  # batch results per distinct resource state
 
     @staticmethod
     def parse_args(raw: Mapping[str, Any] | None, path: str) -> NodeResourcesBalancedAllocationArgs:
@@ -157,4 +159,4 @@ class BalancedAllocation:
         reqs = self._requests(state, pod)
         if reqs is None:
             return np.zeros(idx.size, I64)
-        return self.scorer.score_nodes(table, idx, reqs)
+        return self.classes.map(table, idx, lambda t, i: self.scorer.score_nodes(t, i, reqs))
