@@ -114,6 +114,7 @@ class RowClasses:
         self._values = _Values()
         self._members: list[int] = []
         self.live = 0
+        self._gathered: tuple[np.ndarray, int, np.ndarray] | None = None  # (idx, version, ids[idx])
 
     @property
     def count(self) -> int:
@@ -138,6 +139,7 @@ class RowClasses:
 
     def _rebuild(self, table: NodeTable) -> None:
         self._index, self._values, self._members, self.live = {}, _Values(), [], 0
+        self._gathered = None
         ids = np.fromiter((self._id(state_of(ni)) for ni in table.infos), np.int32, table.size)
         for c in ids.tolist():
             self._join(c, 1)
@@ -178,4 +180,36 @@ class RowClasses:
             return fn(table, idx)
         cols = self.columns(table)
         per_class = fn(cols, np.arange(cols.size, dtype=np.intp))
-        return per_class[self.ids if idx is table.all else self.ids[idx]]
+        out: np.ndarray = per_class[self._ids_of(table, idx)]
+        return out
+
+    def _ids_of(self, table: NodeTable, idx: np.ndarray) -> np.ndarray:
+        """``ids[idx]``; the last one is kept (the score plugins of a cycle share ``idx``)."""
+        if idx is table.all:
+            return self.ids
+        g = self._gathered
+        if g is not None and g[0] is idx and g[1] == table.version:
+            return g[2]
+        ids: np.ndarray = self.ids[idx]
+        self._gathered = (idx, table.version, ids)
+        return ids
+
+
+_SHARED: weakref.WeakKeyDictionary[NodeTable, RowClasses] = weakref.WeakKeyDictionary()
+
+
+def classes_of(table: NodeTable) -> RowClasses:
+    """The :class:`RowClasses` of ``table``, shared by every plugin that asks (one set of
+    ids per table, freed with it)."""
+    rc = _SHARED.get(table)
+    if rc is None:
+        rc = _SHARED[table] = RowClasses()
+    return rc
+
+
+def map_classes(table: NodeTable, idx: np.ndarray,
+                fn: Callable[[NodeTable, np.ndarray], np.ndarray]) -> np.ndarray:
+    """``fn(table, idx)`` through ``table``'s shared :class:`RowClasses` (see the module doc)."""
+    if idx.size < MIN_ROWS:
+        return fn(table, idx)
+    return classes_of(table).map(table, idx, fn)

@@ -20,7 +20,7 @@ from kubesched.api.objects import Node, Pod
 from kubesched.framework import rowclasses
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.nodetable import NodeTable
-from kubesched.framework.rowclasses import RowClasses, state_of
+from kubesched.framework.rowclasses import RowClasses, classes_of, state_of
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins.noderesources.balanced_allocation import BalancedAllocation
 from kubesched.plugins.noderesources.fit import Fit
@@ -135,16 +135,15 @@ def test_per_class_results_equal_per_row_results(seed: int, ops: list[int], stra
             for idx in (table.all, np.flatnonzero(np.arange(NODES) % 3 != 1)):
                 incoming = _pod(rng, 10_000)
                 got = _results(fit, bal, incoming, table, idx)
-                taken += 2 * fit.classes.count <= idx.size  # else the rows themselves were used
+                taken += 2 * classes_of(table).count <= idx.size  # else the rows themselves were used
                 mp.setattr(rowclasses, "MIN_ROWS", 10**9)  # every row: the plugins' own batch form
                 want = _results(fit, bal, incoming, table, idx)
                 mp.setattr(rowclasses, "MIN_ROWS", 0)
                 assert got == want
                 assert got == _per_node(fit, bal, incoming, table, idx)
-            _recount(fit.classes, table)
-            _recount(bal.classes, table)
+            _recount(classes_of(table), table)
             if rebuild_often:
-                assert fit.classes.count <= 2 * fit.classes.live
+                assert classes_of(table).count <= 2 * classes_of(table).live
         assert taken, "the class path was never taken"
     finally:
         mp.undo()

@@ -25,7 +25,7 @@ from kubesched.api.objects import Pod
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.interface import MAX_NODE_SCORE
 from kubesched.framework.nodetable import NodeTable
-from kubesched.framework.rowclasses import RowClasses
+from kubesched.framework.rowclasses import map_classes
 from kubesched.framework.status import SKIP, SUCCESS, Status
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
@@ -124,7 +124,6 @@ class BalancedAllocation:
         self.handle = handle
         self.scorer = ResourceAllocationScorer(self.name, self.args.resources, BalancedScorer(),
                                                use_requested=True)
-        self.classes = RowClasses()  # batch results per distinct resource state
 
     @staticmethod
     def parse_args(raw: Mapping[str, Any] | None, path: str) -> NodeResourcesBalancedAllocationArgs:
@@ -159,4 +158,4 @@ class BalancedAllocation:
         reqs = self._requests(state, pod)
         if reqs is None:
             return np.zeros(idx.size, I64)
-        return self.classes.map(table, idx, lambda t, i: self.scorer.score_nodes(t, i, reqs))
+        return map_classes(table, idx, lambda t, i: self.scorer.score_nodes(t, i, reqs))

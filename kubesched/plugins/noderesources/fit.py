@@ -29,7 +29,7 @@ from kubesched.framework.events import (
 )
 from kubesched.framework.interface import PreFilterResult
 from kubesched.framework.nodetable import NodeTable
-from kubesched.framework.rowclasses import RowClasses
+from kubesched.framework.rowclasses import map_classes
 from kubesched.framework.status import SUCCESS, Status
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
@@ -80,7 +80,6 @@ class Fit:
         s = self.args.scoring_strategy
         self.scorer = ResourceAllocationScorer(s.type, s.resources, _strategy_scorer(self.args),
                                                use_requested=False)
-        self.classes = RowClasses()  # batch results per distinct resource state
 
     @staticmethod
     def parse_args(raw: Mapping[str, Any] | None, path: str) -> NodeResourcesFitArgs:
@@ -100,7 +99,7 @@ class Fit:
 
     def filter_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> np.ndarray:
         req = state.read(_PRE_FILTER_KEY)
-        return self.classes.map(table, idx, lambda t, i: fits_nodes(req, t, i))
+        return map_classes(table, idx, lambda t, i: fits_nodes(req, t, i))
 
     def signature(self, pod: Pod) -> Hashable:
         """Pods with the same requests get the same results on a node (NodeLocalPlugin)."""
@@ -120,7 +119,7 @@ class Fit:
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> np.ndarray:
         reqs = self._requests(state, pod)
-        return self.classes.map(table, idx, lambda t, i: self.scorer.score_nodes(t, i, reqs))
+        return map_classes(table, idx, lambda t, i: self.scorer.score_nodes(t, i, reqs))
 
     # -- queueing -------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
