@@ -13,23 +13,27 @@ different no per-pod-signature cache helps: each cycle runs the plugin over ever
 gathers the results back to the rows. The result is the function's own, value for value.
 
 The class path is taken only where it pays: over at least :data:`MIN_ROWS` rows and when
-the live classes are at most half the rows asked for; else the function runs on the
-table's rows as before. Classes whose rows all moved on stay allocated until they are
-more than the live ones (plus :data:`SLACK`), then the ids are rebuilt from scratch.
+the class ids are at most a quarter of the rows asked for; else the function runs on the
+table's rows as before. A class no row holds any more frees its id, which the next new
+state reuses (its values overwritten); when the free ids outnumber the live ones (plus
+:data:`SLACK`), the ids are rebuilt from scratch. The function also runs over the free
+ids' stale values: harmless, nothing gathers them.
 """
 
 from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
+
 import numpy as np
 
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.types import NodeInfo
 
-#: Fewer rows than this: run the function on the rows (the class bookkeeping costs more).
-MIN_ROWS = 2048
-#: Dead classes tolerated beyond the live ones before the ids are rebuilt.
+#: Fewer rows than this: run the function on the rows (there, a NumPy operation costs
+#: mostly its fixed overhead, and the class bookkeeping would cost more than it saves).
+MIN_ROWS = 8192
+#: Free class ids tolerated beyond the live ones before the ids are rebuilt.
 SLACK = 1024
 
 State = tuple[int, int, int, tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]
@@ -78,16 +82,19 @@ class _Values:
     def append(self, st: State) -> None:
         if self.n == self.cap:
             self._grow()
-        i = self.n
         self.n += 1
+        self.set(self.n - 1, st)
+
+    def set(self, i: int, st: State) -> None:
+        """Class ``i`` now holds ``st`` (every column written: absent resources are 0)."""
         for a, v in zip(self.fixed, st[:3]):
             a[i] = v
         for store, items in ((self.alloc, st[3]), (self.req, st[4])):
-            for name, v in items:
-                col = store.get(name)
-                if col is None:
-                    col = store[name] = np.zeros(self.cap, I64)  # earlier classes: 0
-                col[i] = v
+            values = dict(items)
+            for name in values.keys() - store.keys():
+                store[name] = np.zeros(self.cap, I64)  # the other classes: 0
+            for name, col in store.items():
+                col[i] = values.get(name, 0)
 
     def view(self, alloc_names: list[str], req_names: list[str]) -> ClassColumns:
         n = self.n
@@ -113,20 +120,29 @@ class RowClasses:
         self._index: dict[State, int] = {}
         self._values = _Values()
         self._members: list[int] = []
+        self._states: list[State] = []
+        self._free: list[int] = []  # ids of classes no row holds: reused first
         self.live = 0
         self._gathered: tuple[np.ndarray, int, np.ndarray] | None = None  # (idx, version, ids[idx])
 
     @property
     def count(self) -> int:
-        """Classes allocated (live and dead)."""
+        """Class ids allocated (those of live classes, and free ones)."""
         return len(self._members)
 
     def _id(self, st: State) -> int:
         c = self._index.get(st)
         if c is None:
-            c = self._index[st] = len(self._members)
-            self._values.append(st)
-            self._members.append(0)
+            if self._free:
+                c = self._free.pop()
+                self._values.set(c, st)
+                self._states[c] = st
+            else:
+                c = len(self._members)
+                self._values.append(st)
+                self._members.append(0)
+                self._states.append(st)
+            self._index[st] = c
         return c
 
     def _join(self, c: int, sign: int) -> None:
@@ -136,9 +152,12 @@ class RowClasses:
             self.live += 1
         elif sign < 0 and m == 0:
             self.live -= 1
+            del self._index[self._states[c]]
+            self._free.append(c)
 
     def _rebuild(self, table: NodeTable) -> None:
         self._index, self._values, self._members, self.live = {}, _Values(), [], 0
+        self._states, self._free = [], []
         self._gathered = None
         ids = np.fromiter((self._id(state_of(ni)) for ni in table.infos), np.int32, table.size)
         for c in ids.tolist():
@@ -176,7 +195,7 @@ class RowClasses:
         if idx.size < MIN_ROWS:
             return fn(table, idx)
         self.sync(table)
-        if 2 * self.count > idx.size:
+        if 4 * self.count > idx.size:
             return fn(table, idx)
         cols = self.columns(table)
         per_class = fn(cols, np.arange(cols.size, dtype=np.intp))
