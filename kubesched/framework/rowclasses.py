@@ -13,7 +13,7 @@ different no per-pod-signature cache helps: each cycle runs the plugin over ever
 gathers the results back to the rows. The result is the function's own, value for value.
 
 The class path is taken only where it pays: over at least :data:`MIN_ROWS` rows and when
-the class ids are at most a quarter of the rows asked for; else the function runs on the
+the class ids are at most half the rows asked for; else the function runs on the
 table's rows as before. A class no row holds any more frees its id, which the next new
 state reuses (its values overwritten); when the free ids outnumber the live ones (plus
 :data:`SLACK`), the ids are rebuilt from scratch. The function also runs over the free
@@ -195,7 +195,7 @@ class RowClasses:
         if idx.size < MIN_ROWS:
             return fn(table, idx)
         self.sync(table)
-        if 4 * self.count > idx.size:
+        if 2 * self.count > idx.size:
             return fn(table, idx)
         cols = self.columns(table)
         per_class = fn(cols, np.arange(cols.size, dtype=np.intp))
