@@ -21,7 +21,7 @@ from kubesched.api.objects import Pod
 from kubesched.api.selectors import LabelSelector
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.types import NodeInfo
-from kubesched.plugins.interpodaffinity.rowcache import CellBudget, RowAggregate
+from kubesched.plugins.interpodaffinity.rowcache import RowAggregate
 from kubesched.plugins.interpodaffinity.tablescore import _selector_contrib, _selector_rows
 from kubesched.plugins.podtopologyspread.common import MatchCounter
 from kubesched.testing.wrappers import make_node, make_pod
@@ -68,7 +68,7 @@ def test_cold_and_incremental_counts_agree_with_recount(seed: int, ops: list[int
     pods: list[list[Pod]] = [[] for _ in nodes]
     table = NodeTable([NodeInfo(n) for n in nodes])
     warm = MatchCounter()
-    aggs = [RowAggregate(_selector_contrib(s, HOST), CellBudget(), _selector_rows(s)) for s in SELECTORS]
+    aggs = [RowAggregate(_selector_contrib(s, HOST), _selector_rows(s)) for s in SELECTORS]
     uid = 0
     for op in ops:
         row = rng.randrange(NODES)
@@ -89,9 +89,10 @@ def test_cold_and_incremental_counts_agree_with_recount(seed: int, ops: list[int
                 assert warm.counts_array(table, ns, sel).tolist() == want, (sel, ns)
                 assert MatchCounter().counts_array(table, ns, sel).tolist() == want, (sel, ns)
             cols = agg.sync(table)
-            assert {ns: c.tolist() for ns, c in cols.items()} == _recount_by_ns(table.infos, sel)
-            fresh = RowAggregate(_selector_contrib(sel, HOST), CellBudget(), _selector_rows(sel)).sync(table)
-            assert {ns: c.tolist() for ns, c in fresh.items()} == _recount_by_ns(table.infos, sel)
+            assert {ns: c.dense(table.size).tolist() for ns, c in cols.items()} == _recount_by_ns(table.infos, sel)
+            assert all(c.counts and 0 not in c.counts.values() for c in cols.values())  # sparse: no zero cells
+            fresh = RowAggregate(_selector_contrib(sel, HOST), _selector_rows(sel)).sync(table)
+            assert {ns: c.dense(table.size).tolist() for ns, c in fresh.items()} == _recount_by_ns(table.infos, sel)
 
 
 def test_index_candidates_cover_only_rows_with_the_label() -> None:

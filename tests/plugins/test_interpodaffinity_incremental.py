@@ -7,12 +7,10 @@ pods added and removed, node labels changed, nodes added and removed.
 
 from __future__ import annotations
 
-import logging
 import random
 from typing import Any
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +18,9 @@ from kubesched.api.objects import Namespace, Node, Pod
 from kubesched.cache.cache import Cache
 from kubesched.cache.snapshot import Snapshot
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.status import Code
+from kubesched.framework.types import NodeInfo
 from kubesched.plugins.interpodaffinity import InterPodAffinity, rowcache, tablescore
 from kubesched.plugins.interpodaffinity.scoring import (
     PRE_SCORE_STATE_KEY, build_scores, has_preferred_constraints, score_node,
@@ -145,7 +145,7 @@ def test_incremental_pre_score_matches_full_recount(seed: int, ignore: bool, har
             _check(plugin, _pod(rng, f"in{serial}", None), snap, objects)
 
 
-# -- memory budget and column dtype ---------------------------------------------------------
+# -- sparse columns and large counts ---------------------------------------------------------
 
 def _anti_pod(name: str, app: str, node: str | None, weight: int = 100) -> Pod:
     w = make_pod().name(name).uid(name).label("app", app)
@@ -156,10 +156,12 @@ def _anti_pod(name: str, app: str, node: str | None, weight: int = 100) -> Pod:
     return w.obj()
 
 
-def test_over_budget_drops_columns_and_falls_back_to_dict_path(
-        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+def test_columns_hold_only_rows_with_counted_pods() -> None:
+    """Hand-counted: 12 existing pods, each with its own preferred anti-affinity term (app=aJ,
+    hostname) and label app=aJ, on 10 nodes (pod j on node j % 10). The existing-terms
+    aggregate has 12 groups of one row each (12 cells, where dense columns held 12 x 10),
+    and an incoming pod's selector app=aK counts one row; pods leaving empty their groups."""
     n_nodes = 10
-    monkeypatch.setattr(rowcache, "MAX_CELLS", 6 * n_nodes)  # room for 6 columns
     cache = Cache()
     nodes = [make_node().name(f"n{i}").label(HOST, f"n{i}").label(ZONE, f"z{i % 3}").obj()
              for i in range(n_nodes)]
@@ -170,35 +172,23 @@ def test_over_budget_drops_columns_and_falls_back_to_dict_path(
     objects = StaticObjects({n.name: n for n in NS_OBJECTS})
     plugin = InterPodAffinity({"hardPodAffinityWeight": 1}, FakeHandle(snap, objects))
     rows = plugin._caches.rows
-    pods: list[Pod] = []
-    enabled_seen = disabled_seen = False
-    caplog.set_level(logging.INFO, logger=tablescore.__name__)
-    for j in range(12):  # each existing pod carries its own term: one more column each
-        p = _anti_pod(f"e{j}", f"a{j}", nodes[j % n_nodes].name, weight=1 + 9 * j)
-        pods.append(p)
+    pods = [_anti_pod(f"e{j}", f"a{j}", nodes[j % n_nodes].name, weight=1 + 9 * j) for j in range(12)]
+    for p in pods:
         cache.add_pod(p)
-        if j == 9:  # a node joins after the switch: the dict path follows it
-            extra = make_node().name("m").label(HOST, "m").label(ZONE, "z0").obj()
-            cache.add_node(extra)
-        cache.update_snapshot(snap)
-        for k in (j, j // 2):
-            _check(plugin, _anti_pod(f"in{j}-{k}", f"a{k}", None), snap, objects)
-        if rows.enabled:
-            enabled_seen = True
-            assert 0 < rows.cells <= rowcache.MAX_CELLS
-        else:
-            disabled_seen = True
-            assert rows.cells == 0 and len(rows.selector) == 0 and len(rows.existing) == 0
-    assert enabled_seen and disabled_seen
-    for p in pods[::2]:  # pods leave: still the dict path, still exact
+    cache.update_snapshot(snap)
+    _check(plugin, _anti_pod("in", "a3", None), snap, objects)
+    existing = next(iter(rows.existing._items.values()))
+    assert len(existing.cols) == 12 and existing.cells == 12
+    selector = next(iter(rows.selector._items.values()))
+    assert selector.cells == 1  # e3 on n3
+    for p in pods[::2]:  # pods leave: their groups go, still exact
         cache.remove_pod(p)
         cache.update_snapshot(snap)
         _check(plugin, _anti_pod("late", "a1", None), snap, objects)
-    assert not rows.enabled and rows.cells == 0
-    assert sum("over budget" in r.getMessage() for r in caplog.records if r.levelno == logging.INFO) == 1
+    assert len(existing.cols) == 6 and existing.cells == 6
 
 
-def test_int32_columns_with_large_weights_match_recount() -> None:
+def test_large_counts_and_weights_match_recount() -> None:
     cache = Cache()
     nodes = [make_node().name(f"n{i}").label(HOST, f"n{i}").label(ZONE, f"z{i % 2}").obj()
              for i in range(3)]
@@ -221,18 +211,20 @@ def test_int32_columns_with_large_weights_match_recount() -> None:
     incoming.pod_affinity("podAntiAffinity", False,
                           {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": ZONE}, weight=100)
     _check(plugin, incoming.obj(), snap, objects)
-    rows = plugin._caches.rows
-    assert rows.enabled and rows.cells > 0
-    cols = [c for agg in (*rows.selector._items.values(), *rows.existing._items.values())
-            for c in agg.cols.values()]
-    assert cols and all(c.dtype == np.int32 for c in cols)
+    assert plugin._caches.rows.cells > 0
 
 
-def test_rows_widen_int32_columns_before_weighting() -> None:
-    big = np.array([2**30, 0, 2**31 - 1], np.int32)
+def test_rows_sum_sparse_columns_in_int64() -> None:
+    """Rows 0 and 2 hold 2**30 and 2**31 - 1 pods' worth of counts: weighted by 100, 1 and -7
+    the sums (94 x each) exceed int32 and must come out exact, per domain."""
+    col = rowcache.SparseColumn()
+    col.add(0, 2**30)
+    col.add(2, 2**31 - 1)
     r = tablescore._Rows()
-    r.add("k", 100, big)
-    r.add("k", 1, big)
-    r.add("k", -7, big)
-    want = [v * 94 for v in big.tolist()]
-    assert r.by_key["k"].dtype == np.int64 and r.by_key["k"].tolist() == want
+    r.add(HOST, 100, col)
+    r.add(HOST, 1, col)
+    r.add(HOST, -7, col)
+    nodes = [make_node().name(f"n{i}").label(HOST, f"n{i}").obj() for i in range(3)]
+    table = NodeTable([NodeInfo(n) for n in nodes])
+    tot = r.totals(table)[HOST]
+    assert tot.dtype == np.int64 and tot.tolist() == [94 * 2**30, 0, 94 * (2**31 - 1), 0]

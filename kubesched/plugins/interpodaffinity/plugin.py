@@ -92,15 +92,12 @@ class InterPodAffinity:
         snap = self.handle.snapshot
         # Incremental forms of scoring.build_scores over every node (nodes without pods
         # with affinity contribute only through the incoming pod's preferred terms): over
-        # the NodeTable's columns when there is one (and they fit in their memory budget,
-        # see rowcache), else over the NodeInfos.
+        # the NodeTable's rows when there is one, else over the NodeInfos.
         table = getattr(snap, "table", None)
         s: scoring.PreScoreState
-        totals = None
         if table is not None and table.size == len(snap.node_infos):
             totals = tablescore.build_totals(self._caches.rows, pod, table, self.handle.objects,
                                              self.args.hard_pod_affinity_weight)
-        if totals is not None:
             s = scoring.PreScoreState(table=table, totals=totals)
         else:
             s = scoring.PreScoreState(counting.build_scores(

@@ -1,29 +1,22 @@
-"""Per-node counts kept as NumPy columns aligned with the NodeTable's rows.
+"""Per-node counts kept as sparse columns over the NodeTable's rows.
 
 :class:`nodecache.NodeAggregate` sums per-node contributions into ``{domain: count}``
 dicts, which every scheduling cycle then has to walk in Python (thousands of domains for
 a hostname topology key). :class:`RowAggregate` keeps the same per-node contributions,
-``{group: count}``, as one int32 column per group over the table's rows instead, so that
-a cycle combines whole columns with NumPy and turns rows into topology domains with one
-gather over the table's label codes. int32 is enough for a count of pods on one node;
-readers widen to int64 before multiplying by a weight or summing columns (see
-``tablescore``).
+``{group: count}``, per group as a :class:`SparseColumn` over the table's rows instead: only
+the rows whose node holds a counted pod are stored, so that a cycle turns a group into
+topology domains with one gather over the table's label codes of those rows (see
+``tablescore``), and a cluster of 50,000 nodes with a thousand groups, each on a few nodes,
+holds a few thousand cells rather than fifty million.
 
 The contribution of a node is recomputed only when its NodeInfo generation moved: the
 table's change log says which rows to look at when the same table is seen again; a new
-table (nodes added or removed) re-scatters the cached per-node contributions (by node
-name, recomputing only the changed ones) into fresh columns.
+table (nodes added or removed) re-files the cached per-node contributions (by node name,
+recomputing only the changed ones) into fresh columns.
 
-Memory budget. The columns are dense: a group costs one cell per node row, whether or not
-its pods are on that node, where the dict form holds only the domains with pods. All the
-aggregates of one plugin instance share a :class:`CellBudget` of :data:`MAX_CELLS` cells
-(16M cells = 64 MB at int32) for all their columns together; a column is only allocated
-after the budget admitted it, so the columns never hold more than ``MAX_CELLS`` cells.
-When a column would exceed it, :class:`OverBudget` is raised and the owner
-(``tablescore.RowCaches``) drops every aggregate (freeing the arrays) and the plugin uses
-the dict path (``counting.build_scores``, exact as well) for the rest of the plugin
-instance's life: it does not switch back, which keeps the behaviour simple and avoids
-flapping between the two forms around the limit. The switch is logged once at INFO.
+Memory: a column holds one entry per row with a counted pod, and a pod is counted in a
+group at most once, so the columns together hold no more entries than there are (pod,
+group) pairs, as the dict form does. There is no budget to fall back from.
 """
 
 from __future__ import annotations
@@ -41,56 +34,66 @@ log = logging.getLogger(__name__)
 
 RowContribution = dict[Any, int]
 
-#: Budget, in cells, for all the RowAggregate columns of one plugin instance together.
-MAX_CELLS = 16_000_000
-
-#: Column dtype: a per-node pod count (a node never holds 2**31 pods).
-COL_DTYPE = np.int32
-
 _EMPTY: RowContribution = {}
 
 
-class OverBudget(Exception):
-    """Allocating one more column would take the columns past :data:`MAX_CELLS`."""
+class SparseColumn:
+    """One group's counts: ``counts[row]`` for the rows where it is not 0, their ``total``,
+    and, built on first read after a change, the same as two int64 arrays sorted by row."""
 
-
-class CellBudget:
-    """Cells held by the columns of the aggregates sharing it (checked against
-    :data:`MAX_CELLS`, read at each allocation)."""
-
-    __slots__ = ("cells",)
+    __slots__ = ("counts", "total", "_arrays")
 
     def __init__(self) -> None:
-        self.cells = 0
+        self.counts: dict[int, int] = {}
+        self.total = 0
+        self._arrays: tuple[np.ndarray, np.ndarray] | None = None
 
-    def take(self, n: int) -> None:
-        if self.cells + n > MAX_CELLS:
-            raise OverBudget(f"{self.cells} + {n} cells > {MAX_CELLS}")
-        self.cells += n
+    def add(self, row: int, v: int) -> None:
+        n = self.counts.get(row, 0) + v
+        if n:
+            self.counts[row] = n
+        else:
+            del self.counts[row]
+        self.total += v
+        self._arrays = None
 
-    def give(self, n: int) -> None:
-        self.cells -= n
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(rows, counts)``, int64, rows ascending (do not mutate them)."""
+        a = self._arrays
+        if a is None:
+            items = sorted(self.counts.items())
+            rows = np.fromiter((r for r, _ in items), np.int64, len(items))
+            vals = np.fromiter((c for _, c in items), np.int64, len(items))
+            rows.flags.writeable = False
+            vals.flags.writeable = False
+            a = self._arrays = (rows, vals)
+        return a
+
+    def dense(self, size: int) -> np.ndarray:
+        """The column over ``size`` rows (for tests and debugging)."""
+        out = np.zeros(size, np.int64)
+        rows, vals = self.arrays()
+        out[rows] = vals
+        return out
 
 
 class RowAggregate:
-    """``cols[group][row]``: the contribution of row ``row``'s node to ``group``;
-    ``sums[group]`` the column's total. Groups whose total drops to 0 are dropped."""
+    """``cols[group]``: per row the contribution of the row's node to ``group``. Groups whose
+    total drops to 0 are dropped."""
 
-    __slots__ = ("_budget", "_contrib", "_entries", "_rows", "_sparse", "_table", "_version", "cols", "sums")
+    __slots__ = ("_contrib", "_entries", "_rows", "_sparse", "_table", "_version", "cols")
 
-    def __init__(self, contrib: Callable[[NodeInfo], RowContribution], budget: CellBudget,
+    def __init__(self, contrib: Callable[[NodeInfo], RowContribution],
                  sparse: Callable[[NodeTable], Iterable[int] | None] | None = None) -> None:
-        self._budget = budget
         self._contrib = contrib
         # the rows whose contribution may be non-empty (a superset), when cheaper to know
         # than to ask every row; None: ask every row
         self._sparse = sparse
         self._entries: dict[str, tuple[int, RowContribution]] = {}
-        self._rows: list[RowContribution] = []
+        self._rows: dict[int, RowContribution] = {}  # rows with a non-empty contribution
         self._table: NodeTable | None = None
         self._version = -1
-        self.cols: dict[Any, np.ndarray] = {}
-        self.sums: dict[Any, int] = {}
+        self.cols: dict[Any, SparseColumn] = {}
 
     def _entry(self, ni: NodeInfo) -> RowContribution:
         node = ni.node
@@ -104,37 +107,29 @@ class RowAggregate:
         return c
 
     def _put(self, row: int, c: RowContribution, sign: int) -> None:
-        cols, sums = self.cols, self.sums
+        cols = self.cols
         for g, v in c.items():
             col = cols.get(g)
             if col is None:
-                self._budget.take(len(self._rows))
-                col = cols[g] = np.zeros(len(self._rows), COL_DTYPE)
-                sums[g] = 0
-            col[row] += sign * v
-            n = sums[g] + sign * v
-            if n == 0:
-                del cols[g], sums[g]
-                self._budget.give(len(self._rows))
-            else:
-                sums[g] = n
+                col = cols[g] = SparseColumn()
+            col.add(row, sign * v)
+            if col.total == 0:
+                del cols[g]
 
     @property
     def cells(self) -> int:
-        return len(self.cols) * len(self._rows)
+        """Entries held by all the columns."""
+        return sum(len(c.counts) for c in self.cols.values())
 
     def release(self) -> None:
-        """Free the columns (and their cells in the budget); the next sync rebuilds."""
-        self._budget.give(self.cells)
+        """Free the columns; the next sync rebuilds."""
         self._table = None
-        self._rows = []
+        self._rows = {}
         self.cols = {}
-        self.sums = {}
 
     def _rebuild(self, table: NodeTable) -> None:
         self.release()
         self._table = table
-        self._rows = [_EMPTY] * table.size
         rows = self._sparse(table) if self._sparse is not None else None
         if rows is not None:
             self._rebuild_sparse(table, rows)
@@ -166,23 +161,24 @@ class RowAggregate:
                 self._put(i, c, 1)
         self._entries = keep
 
-    def sync(self, table: NodeTable) -> dict[Any, np.ndarray]:
-        """Bring the columns up to date with ``table`` and return them (do not mutate them).
-
-        Raises :class:`OverBudget` (leaving this aggregate unusable: release it) when a new
-        column would not fit in the budget."""
+    def sync(self, table: NodeTable) -> dict[Any, SparseColumn]:
+        """Bring the columns up to date with ``table`` and return them (do not mutate them)."""
         changed = table.changed_since(self._version) if table is self._table else None
         if changed is None:
             self._rebuild(table)
         else:
             infos = table.infos
+            rows = self._rows
             for i in changed.tolist():
-                old = self._rows[i]
+                old = rows.get(i, _EMPTY)
                 c = self._entry(infos[i])
                 if c is not old:
                     self._put(i, old, -1)
                     self._put(i, c, 1)
-                    self._rows[i] = c
+                    if c:
+                        rows[i] = c
+                    else:
+                        rows.pop(i, None)
         self._version = table.version
         return self.cols
 
@@ -190,8 +186,7 @@ class RowAggregate:
 class RowAggregateCache:
     """A few :class:`RowAggregate` by signature, the least recently used evicted."""
 
-    def __init__(self, budget: CellBudget, limit: int = 32) -> None:
-        self._budget = budget
+    def __init__(self, limit: int = 32) -> None:
         self._limit = limit
         self._items: dict[Hashable, RowAggregate] = {}
 
@@ -202,7 +197,7 @@ class RowAggregateCache:
             sparse: Callable[[NodeTable], Iterable[int] | None] | None = None) -> RowAggregate:
         agg = self._items.pop(sig, None)
         if agg is None:
-            agg = RowAggregate(contrib, self._budget, sparse)
+            agg = RowAggregate(contrib, sparse)
             if len(self._items) >= self._limit:
                 self._items.pop(next(iter(self._items))).release()
         self._items[sig] = agg

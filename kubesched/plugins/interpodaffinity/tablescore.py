@@ -1,25 +1,21 @@
-"""InterPodAffinity's PreScore summing over NodeTable columns (the fast path).
+"""InterPodAffinity's PreScore summing over NodeTable rows (the fast path).
 
 Same sums as :func:`counting.build_scores` (and so as the reference
 :func:`scoring.build_scores`), but per topology key the result is an int64 array of
 per-domain totals indexed by the table's label codes (with a trailing 0 for code -1,
 label absent) instead of a ``{value: score}`` dict. The pod-independent counts are kept
-per node row in :class:`rowcache.RowAggregate` columns:
+per node row in :class:`rowcache.RowAggregate` sparse columns (only rows with counted pods):
 
 - for a label selector and topology key: per namespace, the pods matching the selector
   on each node that has the key;
 - the terms of existing pods used by scoring: per ``(kind, term, weight)``, the pods
   carrying that term on each node that has the term's topology key.
 
-A cycle adds ``±weight × column`` for every admitted namespace / matching term into one
-int64 row vector per topology key (the int32 columns are widened before the product, so
-nothing overflows), then sums rows into domains by label code. A topology key
-is present in the result exactly when the dict form would have it: when some matching
-count was added (even if the sums cancel out).
-
-The columns live within the memory budget of :mod:`rowcache` (``MAX_CELLS``); once it is
-exceeded, :func:`build_totals` drops them and returns ``None`` from then on, and the caller
-uses the dict path (``counting.build_scores``).
+A cycle collects ``±weight × column`` for every admitted namespace / matching term per
+topology key (int64: nothing overflows), then sums those rows into domains by label code
+in one ``np.add.at``. A topology key is present in the result exactly when the dict form
+would have it: when some matching count was added (even if the sums cancel out). The
+work is proportional to the rows holding counted pods, not to the cluster's size.
 """
 
 from __future__ import annotations
@@ -35,10 +31,7 @@ from kubesched.framework.interface import ClusterObjects
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins.interpodaffinity.common import existing_scoring_terms
-from kubesched.plugins.interpodaffinity import rowcache
-from kubesched.plugins.interpodaffinity.rowcache import (
-    CellBudget, OverBudget, RowAggregateCache, RowContribution,
-)
+from kubesched.plugins.interpodaffinity.rowcache import RowAggregateCache, RowContribution, SparseColumn
 from kubesched.plugins.interpodaffinity.scoring import _Accumulator
 
 log = logging.getLogger(__name__)
@@ -49,16 +42,13 @@ Group = tuple[int, int, int]  # (kind, term id, weight) of an existing pod's sco
 
 
 class RowCaches:
-    """The plugin instance's row aggregates; ``term_id`` interns existing pods' terms.
-    ``enabled`` turns False for good once the columns went over the cell budget."""
+    """The plugin instance's row aggregates; ``term_id`` interns existing pods' terms."""
 
     def __init__(self, term_id: Callable[[PodAffinityTerm], int], terms: list[PodAffinityTerm]) -> None:
-        self.budget = CellBudget()
-        self.selector = RowAggregateCache(self.budget)
-        self.existing = RowAggregateCache(self.budget, 1)
+        self.selector = RowAggregateCache()
+        self.existing = RowAggregateCache(1)
         self._term_id = term_id
         self.terms = terms
-        self.enabled = True
         # The existing aggregate's groups by term id, and the term ids by a label an
         # incoming pod must carry to match the term (its first In requirement): a cycle
         # looks only at the terms that can select its pod, not at every group.
@@ -68,16 +58,8 @@ class RowCaches:
 
     @property
     def cells(self) -> int:
-        """Cells held by all the columns."""
-        return self.budget.cells
-
-    def drop(self, why: str) -> None:
-        """Free every column and stop using the table path."""
-        self.selector.clear()
-        self.existing.clear()
-        self.enabled = False
-        log.info("InterPodAffinity: per-node count columns over budget (%s, MAX_CELLS=%d); "
-                 "dropped them, scoring on the per-domain dict path from now on", why, rowcache.MAX_CELLS)
+        """Entries held by all the columns."""
+        return sum(agg.cells for c in (self.selector, self.existing) for agg in c._items.values())
 
     def existing_contrib(self, ni: NodeInfo) -> RowContribution:
         assert ni.node is not None
@@ -146,37 +128,41 @@ def _selector_rows(selector: Any) -> Callable[[NodeTable], Iterable[int] | None]
 
 
 class _Rows:
-    """Per topology key, the row vector being summed."""
+    """Per topology key, the (rows, signed counts) pairs being summed."""
 
     def __init__(self) -> None:
-        self.by_key: dict[str, np.ndarray] = {}
+        self.by_key: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
 
-    def add(self, key: str, delta: int, col: np.ndarray) -> None:
-        """``row[key] += delta * col`` in int64 (``col`` may be a narrower int column)."""
-        r = self.by_key.get(key)
-        if r is None:
-            self.by_key[key] = np.multiply(col, delta, dtype=np.int64)
-        elif delta == 1:
-            r += col  # int64 += int32 widens element-wise
+    def add(self, key: str, delta: int, col: SparseColumn) -> None:
+        """Add ``delta * col`` (int64) to the sum for ``key``."""
+        rows, vals = col.arrays()
+        part = (rows, vals if delta == 1 else vals * delta)
+        parts = self.by_key.get(key)
+        if parts is None:
+            self.by_key[key] = [part]
         else:
-            r += np.multiply(col, delta, dtype=np.int64)
+            parts.append(part)
+
+    def totals(self, table: NodeTable) -> DomainTotals:
+        """Per key the sums by domain: indexed by the label's codes, trailing 0."""
+        out: DomainTotals = {}
+        for key, parts in self.by_key.items():
+            codes, _, values = table.label(key)
+            if len(parts) == 1:
+                rows, vals = parts[0]
+            else:
+                rows = np.concatenate([r for r, _ in parts])
+                vals = np.concatenate([v for _, v in parts])
+            tot = np.zeros(len(values) + 1, np.int64)
+            np.add.at(tot, codes[rows], vals)  # rows without the label map to the trailing slot
+            tot[-1] = 0
+            out[key] = tot
+        return out
 
 
 def build_totals(rc: RowCaches, pod: Pod, table: NodeTable, objects: ClusterObjects,
-                 hard_weight: int) -> DomainTotals | None:
-    """Per topology key the per-domain totals (indexed by label code, trailing 0); ``None``
-    when the columns are (or just went) over the cell budget: use the dict path."""
-    if not rc.enabled:
-        return None
-    try:
-        return _build_totals(rc, pod, table, objects, hard_weight)
-    except OverBudget as e:
-        rc.drop(str(e))
-        return None
-
-
-def _build_totals(rc: RowCaches, pod: Pod, table: NodeTable, objects: ClusterObjects,
-                  hard_weight: int) -> DomainTotals:
+                 hard_weight: int) -> DomainTotals:
+    """Per topology key the per-domain totals (indexed by label code, trailing 0)."""
     acc = _Accumulator(pod, objects, hard_weight)
     rows = _Rows()
     for it, delta in acc.signed_preferred():
@@ -198,12 +184,6 @@ def _build_totals(rc: RowCaches, pod: Pod, table: NodeTable, objects: ClusterObj
         t = rc.terms[tid]
         if weight is not None and acc.existing_matches(tid, t):
             rows.add(t.topology_key, weight, tcol)
-    out: DomainTotals = {}
-    for key, r in rows.by_key.items():
-        codes, _, values = table.label(key)
-        tot = np.zeros(len(values) + 1, np.int64)
-        np.add.at(tot, codes, r)  # rows without the label carry 0 (and map to the trailing slot)
-        tot[-1] = 0
-        out[key] = tot
+    out = rows.totals(table)
     log.debug("pod %s: %d topology keys scored", pod.key, len(out))
     return out

@@ -25,6 +25,7 @@ from kubesched.api.objects import Pod
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.interface import MAX_NODE_SCORE
 from kubesched.framework.nodetable import NodeTable
+from kubesched.framework.rowclasses import map_classes
 from kubesched.framework.status import SKIP, SUCCESS, Status
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
@@ -157,4 +158,4 @@ class BalancedAllocation:
         reqs = self._requests(state, pod)
         if reqs is None:
             return np.zeros(idx.size, I64)
-        return self.scorer.score_nodes(table, idx, reqs)
+        return map_classes(table, idx, lambda t, i: self.scorer.score_nodes(t, i, reqs))

@@ -29,6 +29,7 @@ from kubesched.framework.events import (
 )
 from kubesched.framework.interface import PreFilterResult
 from kubesched.framework.nodetable import NodeTable
+from kubesched.framework.rowclasses import map_classes
 from kubesched.framework.status import SUCCESS, Status
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
@@ -97,7 +98,8 @@ class Fit:
         return fits_status(state.read(_PRE_FILTER_KEY), node_info)
 
     def filter_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> np.ndarray:
-        return fits_nodes(state.read(_PRE_FILTER_KEY), table, idx)
+        req = state.read(_PRE_FILTER_KEY)
+        return map_classes(table, idx, lambda t, i: fits_nodes(req, t, i))
 
     def signature(self, pod: Pod) -> Hashable:
         """Pods with the same requests get the same results on a node (NodeLocalPlugin)."""
@@ -116,7 +118,8 @@ class Fit:
         return self.scorer.score(node_info, self._requests(state, pod))
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> np.ndarray:
-        return self.scorer.score_nodes(table, idx, self._requests(state, pod))
+        reqs = self._requests(state, pod)
+        return map_classes(table, idx, lambda t, i: self.scorer.score_nodes(t, i, reqs))
 
     # -- queueing -------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
