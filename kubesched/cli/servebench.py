@@ -132,9 +132,10 @@ class CpuMeter:
         self._start = self._sample()
 
     def stop(self) -> None:
-        end = self._sample()
-        self.seconds = {k: (None if v is None or self._start.get(k) is None else round(v - self._start[k], 2))
-                        for k, v in end.items()}  # type: ignore[operator]
+        self.seconds = {}
+        for k, v in self._sample().items():
+            before = self._start.get(k)
+            self.seconds[k] = None if v is None or before is None else round(v - before, 2)
 
 
 def pod(name: str) -> dict[str, Any]:
