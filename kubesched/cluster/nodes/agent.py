@@ -300,11 +300,12 @@ class NodeAgent(Controller[AgentKey]):
                 self.queue.add_after(key, due - now)
                 return
             with self._admit_lock:  # the kubelet admits one pod at a time
-                with self._lock:
-                    mine = set(self._started)
-                admitted = [p for p in self.pods.by_index("node", str(meta(node).get("name")))
-                            if (p.get("status") or {}).get("phase") == "Running"
-                            or (str(meta(p).get("namespace") or ""), str(meta(p).get("name")), uid_of(p)) in mine]
+                on_node = self.pods.by_index("node", str(meta(node).get("name")))
+                with self._lock:  # the node's pods looked up, never a copy of every pod started
+                    admitted = [p for p in on_node
+                                if (p.get("status") or {}).get("phase") == "Running"
+                                or (str(meta(p).get("namespace") or ""), str(meta(p).get("name")), uid_of(p))
+                                in self._started]
                 rejected = self.failures.admit(pod, node, admitted)
                 if rejected is None and failure_mode(pod, node) not in ("image-pull", "crash-loop"):
                     self._since(self._started, pod, now)  # counted by the next admission at once
