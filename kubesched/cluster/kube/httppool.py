@@ -20,6 +20,7 @@ from __future__ import annotations
 import http.client
 import select
 import threading
+import weakref
 
 from kubesched.cluster.kube.errors import TransportError
 
@@ -45,6 +46,8 @@ class HttpPool:
         self.host, self.port, self.prefix = host, port, prefix
         self._idle: list[http.client.HTTPConnection] = []
         self._lock = threading.Lock()
+        # as urllib3's pools: a pool dropped without close() still closes its sockets
+        weakref.finalize(self, _close_all, self._idle)
 
     def request(self, method: str, target: str, body: bytes | None, headers: dict[str, str],
                 timeout: float) -> tuple[int, bytes]:
@@ -84,6 +87,11 @@ class HttpPool:
 
     def close(self) -> None:
         with self._lock:
-            idle, self._idle = self._idle, []
-        for conn in idle:
-            conn.close()
+            idle = list(self._idle)
+            self._idle.clear()
+        _close_all(idle)
+
+
+def _close_all(conns: list[http.client.HTTPConnection]) -> None:
+    for conn in list(conns):
+        conn.close()
