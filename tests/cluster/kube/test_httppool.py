@@ -22,6 +22,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        close = Handler.close_after  # read before answering: the test changes it once answered
         Handler.peers.append(self.client_address[1])
         out = b'{"echo":' + body + b'}'
         self.send_response(201)
@@ -29,7 +30,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(out)))
         self.end_headers()
         self.wfile.write(out)
-        self.close_connection = Handler.close_after  # closed without "Connection: close"
+        self.close_connection = close  # closed without "Connection: close"
 
     def log_message(self, format: str, *args: object) -> None:
         pass
