@@ -129,11 +129,29 @@ class Quantity:
         return self.amount < other.amount
 
 
+_PARSED: dict[str, Quantity] = {}  # text -> its (immutable) Quantity: pods repeat "100m", "16Mi"...
+_PARSED_MAX = 4096
+
+
 def parse_quantity(s: str | int | float, *, field: str = "") -> Quantity:
     """Parse as upstream ``ParseQuantity``; raise :class:`QuantityError` where it errs.
 
     YAML ints and floats (``cpu: 2``, ``cpu: 0.5``) are parsed from their ``str``/``repr``.
+    Texts that parsed are remembered (up to 4,096 of them): decoding a pod parses the same
+    few quantities again and again (a watched pod is decoded at each of its changes), and
+    the exact arithmetic costs tens of microseconds each. Errors are never remembered.
     """
+    if type(s) is str:
+        q = _PARSED.get(s)
+        if q is None:
+            q = _parse(s, field)
+            if len(_PARSED) < _PARSED_MAX:
+                _PARSED[s] = q
+        return q
+    return _parse(s, field)
+
+
+def _parse(s: str | int | float, field: str) -> Quantity:
     if isinstance(s, bool) or not isinstance(s, (str, int, float)):
         raise QuantityError(ERR_FORMAT_WRONG, field=field)
     try:

@@ -89,6 +89,55 @@ def request(conn: http.client.HTTPConnection, method: str, path: str, body: Any 
     return resp.status, (json.loads(raw) if raw else None)
 
 
+def proc_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of process ``pid`` (all its threads) from /proc; None
+    where there is no /proc (or the process is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def child_pids(pid: int) -> list[int]:
+    """The direct children of ``pid`` (serve's scheduler process), from /proc."""
+    out = []
+    for d in Path("/proc").glob("[0-9]*"):
+        try:
+            ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == pid:
+            out.append(int(d.name))
+    return sorted(out)
+
+
+class CpuMeter:
+    """CPU seconds spent between :meth:`start` and :meth:`stop` by serve, by serve's child
+    processes (the scheduler with ``--scheduler-process``) and by this benchmark process
+    (its clients and its watch), measured on each side of the burst."""
+
+    def __init__(self, serve_pid: int) -> None:
+        self.serve_pid = serve_pid
+        self._start: dict[str, float | None] = {}
+        self.seconds: dict[str, float | None] = {}
+
+    def _sample(self) -> dict[str, float | None]:
+        kids = [proc_cpu_seconds(p) for p in child_pids(self.serve_pid)]
+        return {"serve": proc_cpu_seconds(self.serve_pid),
+                "scheduler_process": sum(k for k in kids if k is not None) if kids else None,
+                "bench": time.process_time()}
+
+    def start(self) -> None:
+        self._start = self._sample()
+
+    def stop(self) -> None:
+        self.seconds = {}
+        for k, v in self._sample().items():
+            before = self._start.get(k)
+            self.seconds[k] = None if v is None or before is None else round(v - before, 2)
+
+
 def pod(name: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NS},
             "spec": {"containers": [{"name": "c", "image": "pause",
@@ -131,6 +180,8 @@ class BindWatch(threading.Thread):
                 line = resp.readline()
                 if not line:
                     break
+                if b'"nodeName"' not in line:
+                    continue  # a pod not bound yet: nothing to record, not parsed
                 ev = json.loads(line)
                 obj = ev.get("object", {})
                 name = obj.get("metadata", {}).get("name")
@@ -167,7 +218,8 @@ def _run(data: Path, nodes: int, pods: int, clients: int, extra: list[str], time
     try:
         wait_nodes_ready(port, nodes, timeout=300)
         setup_s = time.monotonic() - t0
-        acked, errors, watch, elapsed, created_s = _burst(port, pods, clients, timeout)
+        meter = CpuMeter(proc.pid)
+        acked, errors, watch, elapsed, created_s = _burst(port, pods, clients, timeout, meter)
     finally:
         os.kill(proc.pid, signal.SIGKILL)  # right after the last bind: no clean shutdown
         proc.wait()
@@ -193,12 +245,14 @@ def _run(data: Path, nodes: int, pods: int, clients: int, extra: list[str], time
         "first_create_to_last_bind_seconds": round(elapsed, 2),
         "pods_per_second": round(bound_n / elapsed, 1) if elapsed > 0 else None,
         "after_sigkill_missing": len(missing), "after_sigkill_moved_or_unbound": len(moved),
+        "cpu_seconds_during_burst": meter.seconds,
+        "load_average_1m": round(os.getloadavg()[0], 2),
         "cpus": os.cpu_count(),
         "ok": not missing and not moved and bound_n == pods and not errors,
     }
 
 
-def _burst(port: int, pods: int, clients: int, timeout: float
+def _burst(port: int, pods: int, clients: int, timeout: float, meter: CpuMeter
            ) -> tuple[list[str], list[str], BindWatch, float, float]:
     """POST the pods from ``clients`` threads; return the acknowledged names, the errors,
     the watch, seconds from the first create to the last bind, and seconds of creating."""
@@ -216,6 +270,8 @@ def _burst(port: int, pods: int, clients: int, timeout: float
     for i in range(pods):
         names.put(f"bench-{i:05d}")
 
+    path, headers = f"/api/v1/namespaces/{NS}/pods", {"Content-Type": "application/json"}
+
     def client() -> None:
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         try:
@@ -224,13 +280,16 @@ def _burst(port: int, pods: int, clients: int, timeout: float
                     name = names.get_nowait()
                 except queue.Empty:
                     return
-                status, body = request(c, "POST", f"/api/v1/namespaces/{NS}/pods", pod(name))
+                c.request("POST", path, body=json.dumps(pod(name)).encode(), headers=headers)
+                resp = c.getresponse()
+                raw = resp.read()  # an acknowledged pod's body is not needed: not parsed
                 with lock:
-                    (acked if status == 201 else errors).append(
-                        name if status == 201 else f"{name}: {status} {body}")
+                    (acked if resp.status == 201 else errors).append(
+                        name if resp.status == 201 else f"{name}: {resp.status} {raw[:300]!r}")
         finally:
             c.close()
 
+    meter.start()
     start = time.monotonic()
     threads = [threading.Thread(target=client, daemon=True) for _ in range(clients)]
     for t in threads:
@@ -239,5 +298,6 @@ def _burst(port: int, pods: int, clients: int, timeout: float
         t.join()
     created_s = time.monotonic() - start
     watch.done.wait(timeout)
+    meter.stop()
     elapsed = (watch.last_bind or time.monotonic()) - start
     return acked, errors, watch, elapsed, created_s

@@ -413,3 +413,18 @@ def test_quantity_is_immutable_value() -> None:
     assert Quantity(amount=Fraction(3, 1000)) == parse_quantity("3m")
     with pytest.raises(ValueError):
         Quantity(amount=Fraction(1, 3))
+
+
+def test_a_text_parsed_again_is_the_same_quantity_and_errors_are_never_remembered() -> None:
+    """parse_quantity remembers the texts it parsed (pods repeat a few): the same value,
+    format and String() as the first parse (upstream quantity_test.go: "100m" is 100
+    milli-units, "1Gi" is 2^30 and prints as given), and a bad text fails every time with
+    its own field."""
+    for text, milli, printed in (("100m", 100, "100m"), ("1Gi", 2**30 * 1000, "1Gi"), ("0.5", 500, "500m")):
+        first, again = parse_quantity(text), parse_quantity(text)
+        assert again is first
+        assert (again.milli_value(), str(again)) == (milli, printed)
+    for field in ("spec.a", "spec.b"):
+        with pytest.raises(QuantityError) as info:
+            parse_quantity("12x", field=field)
+        assert info.value.field == field

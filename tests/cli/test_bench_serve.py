@@ -28,6 +28,11 @@ def test_every_pod_acknowledged_bound_and_still_bound_after_sigkill(mode: tuple[
     assert (res["after_sigkill_missing"], res["after_sigkill_moved_or_unbound"]) == (0, 0)
     assert res["ok"] is True
     assert res["pods_per_second"] > 0 and res["first_create_to_last_bind_seconds"] > 0
+    cpu = res["cpu_seconds_during_burst"]  # from /proc: serve, its scheduler child, this bench
+    assert set(cpu) == {"serve", "scheduler_process", "bench"}
+    assert cpu["serve"] >= 0 and cpu["bench"] > 0  # serve in clock ticks: a tiny burst may round to 0
+    assert (cpu["scheduler_process"] is None) if mode else (cpu["scheduler_process"] >= 0)
+    assert res["load_average_1m"] >= 0
 
 
 @pytest.mark.parametrize("args, message", [

@@ -45,12 +45,21 @@ class WatchItem:
     rv: int
     obj: dict[str, Any] | None = None
     data: str | None = None
+    stored: StoredEvent | None = None  # the store's event whose text ``data`` is
 
     def object(self) -> dict[str, Any]:
         """The object, as a fresh dictionary the caller may keep and mutate."""
         if self.data is not None:
             return json.loads(self.data)  # type: ignore[no-any-return]
         return json.loads(json.dumps(self.obj))  # type: ignore[no-any-return]
+
+    def shared_object(self) -> dict[str, Any]:
+        """The object parsed once for every in-process consumer of the event (the store
+        event's cached parse): never mutate it. A converted object is copied, as
+        :meth:`object` does."""
+        if self.stored is not None:
+            return self.stored.obj()
+        return self.object()
 
 
 class WatchStream:
@@ -117,7 +126,7 @@ class WatchStream:
         if self._pred is None:
             if self._convert:
                 return WatchItem(ev.type, ev.rv, self._view(ev.obj()))
-            return WatchItem(ev.type, ev.rv, None, ev.data)
+            return WatchItem(ev.type, ev.rv, None, ev.data, ev)
         cur = self._view(ev.obj())
         now = self._pred(cur)
         before = now
@@ -131,7 +140,7 @@ class WatchStream:
             typ = MODIFIED if now and before else (ADDED if now else DELETED)
         if self._convert:
             return WatchItem(typ, ev.rv, cur)
-        return WatchItem(typ, ev.rv, None, ev.data)
+        return WatchItem(typ, ev.rv, None, ev.data, ev)
 
 
 def open_watch(reg: "Registry", res: Resource | str, namespace: str | None = None, *,

@@ -13,7 +13,10 @@ from the list's resourceVersion with :func:`~kubesched.cluster.apiserver.watchap
 * :meth:`Informer.wait_for` lets a controller read its own writes: it blocks until the
   cache has applied a given resourceVersion (what upstream's "expectations" achieve).
 
-Cached objects are shared: callers must copy before changing them.
+Cached objects are shared: callers must copy before changing them. They are shared
+beyond one informer: an event's object is parsed once in the process (the store event
+caches its parse) and that one dictionary is what every informer of the kind caches and
+hands to its handlers, and what the HTTP watches' selectors read.
 """
 
 from __future__ import annotations
@@ -184,7 +187,7 @@ class Informer:
             for item in items:
                 if item.type in (BOOKMARK, ERROR):
                     continue
-                raw = item.object()
+                raw = item.shared_object()  # parsed once for all the informers of the process
                 obj = self._transform(raw) if self._transform else raw
                 k = key_of(obj)
                 old = self._items.get(k)

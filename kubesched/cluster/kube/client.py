@@ -4,8 +4,9 @@ Configuration and authentication belong to the official ``kubernetes`` client li
 as they do for any maintained client: kubeconfig files (contexts, bearer tokens, client
 certificates, exec credential plugins with token refresh) and the in-cluster service
 account (its token re-read as it rotates). Requests take their credentials from
-that library's configuration and go through its urllib3 pool (TLS, client certificates),
-but requests and bodies are plain JSON: the scheduler decodes objects with
+that library's configuration and go through its urllib3 pool (TLS, client certificates;
+a plain-HTTP server's requests, not its watches, use the leaner :mod:`.httppool`), but
+requests and bodies are plain JSON: the scheduler decodes objects with
 :mod:`kubesched.api`, not with the library's generated models (which are slow, and
 change with the library's generator).
 
@@ -30,6 +31,7 @@ from typing import Any, TypeVar
 import urllib3
 
 from kubesched.cluster.kube.errors import ApiStatusError, KubeClientError, TransportError, retriable
+from kubesched.cluster.kube.httppool import HttpPool
 from kubesched.cluster.kube.ratelimit import TokenBucket
 
 log = logging.getLogger(__name__)
@@ -50,6 +52,7 @@ class KubeClient:
         self.api = api
         self.limiter = TokenBucket(qps, burst)
         self.host: str = api.configuration.host
+        self._plain = _plain_pool(api.configuration)
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -84,6 +87,8 @@ class KubeClient:
         return client.ApiClient(cfg)
 
     def close(self) -> None:
+        if self._plain is not None:
+            self._plain.close()
         self.api.rest_client.close()
 
     # -- requests ----------------------------------------------------------------------------
@@ -125,13 +130,35 @@ class KubeClient:
                 guard: Callable[[], None] | None = None) -> Any:
         """Send one request; return the decoded JSON answer (None if empty). ``guard``: called
         right before the request is sent; what it raises is raised and nothing is sent."""
-        # the response is drained in a helper: an exception raised here must not keep it
-        # (and its socket) alive through this frame
-        status, decoded = _drain(self._send(method, path, query, body, content_type, timeout, guard),
-                                 method, path)
+        if self._plain is not None:  # a plain-HTTP server: the lean keep-alive pool (httppool.py)
+            status, decoded = self._send_plain(method, path, query, body, content_type, timeout, guard)
+        else:
+            # the response is drained in a helper: an exception raised here must not keep it
+            # (and its socket) alive through this frame
+            status, decoded = _drain(self._send(method, path, query, body, content_type, timeout, guard),
+                                     method, path)
         if not 200 <= status < 300:
             raise ApiStatusError.from_body(status, decoded, f"{method} {path}")
         return decoded
+
+    def _send_plain(self, method: str, path: str, query: Mapping[str, str] | None, body: Any,
+                    content_type: str, timeout: float, guard: Callable[[], None] | None) -> tuple[int, Any]:
+        """:meth:`_send` and :func:`_drain` for a plain-HTTP server, through :attr:`_plain`."""
+        assert self._plain is not None
+        self.limiter.wait()
+        headers = self._headers()
+        data = None
+        if body is not None:
+            headers["Content-Type"] = content_type
+            data = json.dumps(body).encode()
+        target = path + ("?" + urllib.parse.urlencode(query) if query else "")
+        if guard is not None:
+            guard()
+        status, raw = self._plain.request(method, target, data, headers, timeout)
+        try:
+            return status, (json.loads(raw) if raw else None)
+        except ValueError:
+            return status, raw.decode(errors="replace")
 
     def get(self, path: str, **query: str) -> Any:
         return self.request("GET", path, query=query or None)
@@ -144,6 +171,15 @@ class KubeClient:
             del resp
             raise ApiStatusError.from_body(status, decoded, f"watch {path}")
         return WatchConnection(resp)
+
+
+def _plain_pool(cfg: Any) -> HttpPool | None:
+    """The keep-alive pool for an ``http://`` server reached without a proxy; None for
+    TLS or a proxy (the library's urllib3 pool handles those)."""
+    url = urllib.parse.urlsplit(str(getattr(cfg, "host", "") or ""))
+    if url.scheme != "http" or not url.hostname or getattr(cfg, "proxy", None):
+        return None
+    return HttpPool(url.hostname, url.port or 80, url.path.rstrip("/"))
 
 
 def _drain(resp: Any, method: str, path: str) -> tuple[int, Any]:

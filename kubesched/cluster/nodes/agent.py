@@ -85,6 +85,7 @@ class _NodeState:
     running: bool = False
     last_lease: float = float("-inf")
     last_status: float = float("-inf")
+    lease: Obj | None = None  # the Lease as this kubelet last wrote it (upstream's latestLease)
 
 
 def stopped(node: Obj) -> bool:
@@ -189,7 +190,7 @@ class NodeAgent(Controller[AgentKey]):
         if not (node.get("spec") or {}).get("podCIDR"):
             self._assign_cidr(key, node)
         if now - st.last_lease >= self.opts.heartbeat_interval:
-            self._renew_lease(node, now)
+            self._renew_lease(node, now, st)
             st.last_lease = now
         healthy = all((condition(node, t) or {}).get("status") == s for t, s, _, _ in KUBELET_CONDITIONS)
         if not healthy or now - st.last_status >= self.opts.status_interval:
@@ -208,19 +209,31 @@ class NodeAgent(Controller[AgentKey]):
                                   {"spec": {"podCIDR": cidr, "podCIDRs": [cidr]}})
         self.expect(key, self.nodes, out)
 
-    def _renew_lease(self, node: Obj, now: float) -> None:
+    def _renew_lease(self, node: Obj, now: float, st: _NodeState) -> None:
+        """As the kubelet's lease controller: an update of the Lease it last wrote (no read,
+        no patch to merge); when there is none, or it is stale (409) or gone (404), the
+        Lease is patched, or created."""
         name = str(meta(node).get("name"))
         refs = [{"apiVersion": "v1", "kind": "Node", "name": name, "uid": uid_of(node)}]
         spec = {"holderIdentity": name, "leaseDurationSeconds": self.opts.lease_duration,
                 "renewTime": micro_timestamp(now)}
+        latest, st.lease = st.lease, None
+        if latest is not None and meta(latest).get("ownerReferences") == refs:
+            try:
+                st.lease = self.registry.update("leases", LEASE_NAMESPACE, name,
+                                                {**latest, "spec": {**(latest.get("spec") or {}), **spec}})
+                return
+            except ApiError as exc:
+                if exc.code not in (404, 409):
+                    raise
         try:
-            self.registry.patch("leases", LEASE_NAMESPACE, name, MERGE,
-                                {"metadata": {"ownerReferences": refs}, "spec": spec})
+            st.lease = self.registry.patch("leases", LEASE_NAMESPACE, name, MERGE,
+                                           {"metadata": {"ownerReferences": refs}, "spec": spec})
         except ApiError as exc:
             if exc.code != 404:
                 raise
             try:
-                self.registry.create("leases", LEASE_NAMESPACE, {
+                st.lease = self.registry.create("leases", LEASE_NAMESPACE, {
                     "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
                     "metadata": {"name": name, "namespace": LEASE_NAMESPACE, "ownerReferences": refs},
                     "spec": spec})
@@ -300,11 +313,12 @@ class NodeAgent(Controller[AgentKey]):
                 self.queue.add_after(key, due - now)
                 return
             with self._admit_lock:  # the kubelet admits one pod at a time
-                with self._lock:
-                    mine = set(self._started)
-                admitted = [p for p in self.pods.by_index("node", str(meta(node).get("name")))
-                            if (p.get("status") or {}).get("phase") == "Running"
-                            or (str(meta(p).get("namespace") or ""), str(meta(p).get("name")), uid_of(p)) in mine]
+                on_node = self.pods.by_index("node", str(meta(node).get("name")))
+                with self._lock:  # the node's pods looked up, never a copy of every pod started
+                    admitted = [p for p in on_node
+                                if (p.get("status") or {}).get("phase") == "Running"
+                                or (str(meta(p).get("namespace") or ""), str(meta(p).get("name")), uid_of(p))
+                                in self._started]
                 rejected = self.failures.admit(pod, node, admitted)
                 if rejected is None and failure_mode(pod, node) not in ("image-pull", "crash-loop"):
                     self._since(self._started, pod, now)  # counted by the next admission at once

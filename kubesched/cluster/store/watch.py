@@ -69,6 +69,7 @@ class Watcher:
     def __init__(self, hub: "WatchHub", kinds: frozenset[str] | None, capacity: int) -> None:
         self._hub = hub
         self.kinds = kinds
+        self.only = next(iter(kinds)) if kinds is not None and len(kinds) == 1 else None  # the one kind
         self.capacity = capacity
         self._buf: collections.deque[StoredEvent] = collections.deque()
         self._cond = threading.Condition(threading.Lock())
@@ -165,8 +166,17 @@ class WatchHub:
         upto = events[-1].rv
         with self._lock:
             watchers = list(self._watchers)
+        by_kind: dict[str, list[StoredEvent]] = {}  # grouped once, not filtered per watcher
+        for e in events:
+            by_kind.setdefault(e.kind, []).append(e)
+        none: list[StoredEvent] = []
         for w in watchers:
-            w.push([e for e in events if w.wants(e.kind)], upto)
+            if w.kinds is None:
+                w.push(events, upto)
+            elif w.only is not None:
+                w.push(by_kind.get(w.only, none), upto)
+            else:
+                w.push([e for e in events if e.kind in w.kinds], upto)
 
     def count(self) -> int:
         with self._lock:

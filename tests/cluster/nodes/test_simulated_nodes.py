@@ -59,6 +59,23 @@ def test_nodes_heartbeat_with_leases_and_ready_conditions(node_cluster: MakeClus
     assert len(cidrs) == 3
 
 
+def test_lease_renewal_survives_another_writer_and_a_deletion(node_cluster: MakeCluster) -> None:
+    """The kubelet updates the Lease it last wrote (upstream's latestLease); when someone
+    else changed it since (409) it patches the current one, and when it is gone (404) it
+    creates it again: the lease keeps being renewed, held by the node."""
+    c = node_cluster(binder=False)
+    lease_res, ns = "leases.coordination.k8s.io", "kube-node-lease"
+    eventually(lambda: c.get(lease_res, ns, "node-01") is not None)
+    c.registry.patch(lease_res, ns, "node-01", "application/merge-patch+json",
+                     {"spec": {"holderIdentity": "someone-else"}})
+    eventually(lambda: (c.get(lease_res, ns, "node-01") or {}).get("spec", {}).get("holderIdentity") == "node-01")
+    renewed = (c.get(lease_res, ns, "node-01") or {})["spec"]["renewTime"]
+    eventually(lambda: (c.get(lease_res, ns, "node-01") or {}).get("spec", {}).get("renewTime") != renewed)
+    c.registry.delete(lease_res, ns, "node-01")
+    lease = eventually(lambda: c.get(lease_res, ns, "node-01"))
+    assert lease["spec"]["holderIdentity"] == "node-01" and lease["spec"]["leaseDurationSeconds"] == 40
+
+
 def test_pods_start_after_the_delay_and_finish_after_their_run_duration(node_cluster: MakeCluster) -> None:
     c = node_cluster(binder=False)
     eventually(lambda: node(c, "node-02")["spec"].get("podCIDR"))
