@@ -31,15 +31,17 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from kubesched.cluster.store import schema
 from kubesched.cluster.store.errors import AlreadyExists, Conflict, Expired, NotFound
+from kubesched.cluster.store.loopwrite import LoopWrites
 from kubesched.cluster.store.watch import (
     ADDED, DEFAULT_CAPACITY, DELETED, MODIFIED, StoredEvent, Watcher, WatchHub,
 )
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DEFAULT_HISTORY = 10_000
 KEEP: Any = object()  # Txn.update: keep the stored ``expires``
@@ -189,6 +191,7 @@ class Store:
         self._batch = 1
         self._committed = 0
         self._failed: dict[int, BaseException] = {}
+        self._loop_writes = LoopWrites(self)  # writes from an event loop (write_on_loop)
         self.commits = 0  # SQLite COMMITs that wrote something (one fsync each)
         self._wconn = schema.connect(self.path, synchronous)
         self._rv, self._compacted = schema.initialize(self._wconn)
@@ -216,6 +219,7 @@ class Store:
                     c.close()
                 self._readers.clear()
             self._wconn.close()
+        self._loop_writes.close()
 
     @property
     def rv(self) -> int:
@@ -305,6 +309,14 @@ class Store:
         return None if row is None or row[0] is None else float(row[0])
 
     # -- writes -------------------------------------------------------------------------
+    async def write_on_loop(self, fn: Callable[[], T]) -> T:
+        """``fn()`` (writes through :meth:`txn`) on the calling event loop's thread, with no
+        worker thread: it runs at once when the write lock is free (else once it is), joins
+        the open group, and the group's COMMIT and fsync happen on a committer thread; this
+        returns (the write is acknowledged) once that group is durable, as :meth:`txn` does.
+        ``fn`` must not block on anything but SQLite (small, CPU-bound writes)."""
+        return await self._loop_writes.run(fn)
+
     @contextmanager
     def txn(self) -> Iterator[Txn]:
         """A write transaction; committed when the block exits without an exception, and
@@ -322,6 +334,7 @@ class Store:
         with self._cv:
             self._waiting -= 1
         outer = self._depth == 0
+        deferred = self._loop_writes.active  # write_on_loop: the committer commits, not this thread
         self._depth += 1
         failure: BaseException | None = None
         batch = self._batch
@@ -348,7 +361,9 @@ class Store:
                 if tx.events:
                     self._wrv = tx.events[-1].rv
                     self._pending.extend(tx.events)
-            if outer:
+            if outer and deferred:
+                self._loop_writes.joined(batch)
+            elif outer:
                 with self._cv:
                     others = self._waiting
                 # a group is bounded (size, age) so a steady stream of writers cannot
@@ -358,8 +373,8 @@ class Store:
                     self._commit_locked()
         finally:
             self._depth -= 1
-            self._lock.release()
-        if outer:
+            self._unlock()
+        if outer and not deferred:
             self._wait_committed(batch)
         if failure is not None:
             raise failure
@@ -397,14 +412,22 @@ class Store:
             self._batch += 1
             if error is not None:
                 self._failed[batch] = error
+                for old in [b for b in self._failed if b < batch - 1024]:
+                    del self._failed[old]
             self._committed = batch
             self._cv.notify_all()
+        self._loop_writes.committed(batch, error)
+
+    def _unlock(self) -> None:
+        self._lock.release()
+        self._loop_writes.lock_released()
 
     def _wait_committed(self, batch: int) -> None:
         with self._cv:
             while self._committed < batch and not self.closed:
                 self._cv.wait(1.0)
-            error = self._failed.pop(batch, None) if self._committed >= batch else None
+            # every writer of a failed group gets the error (get, not pop: they all wait for it)
+            error = self._failed.get(batch) if self._committed >= batch else None
             if self._committed < batch:
                 raise sqlite3.ProgrammingError("store is closed")
         if error is not None:
@@ -412,8 +435,11 @@ class Store:
 
     def flush(self) -> None:
         """Commit the open group now (nothing to do when none is open)."""
-        with self._lock:
+        self._lock.acquire()
+        try:
             self._commit_locked()
+        finally:
+            self._unlock()
 
     def create(self, kind: str, namespace: str, name: str, obj: dict[str, Any],
                expires: float | None = None) -> dict[str, Any]:
@@ -448,13 +474,16 @@ class Store:
         """A watcher receiving every change after revision ``since`` of ``kinds``
         (``None``: all kinds). Raises :class:`Expired` if ``since`` was compacted."""
         kinds = None if kinds is None else tuple(kinds)
-        with self._lock:
+        self._lock.acquire()
+        try:
             self._commit_locked()  # the backlog and the hub hand over at a committed revision
             if since < self._compacted:
                 raise Expired(f"too old resource version: {since} ({self._compacted + 1})",
                               since, self._compacted + 1)
             backlog = self._events_after(kinds, since) if since < self._rv else []
             return self.hub.new_watcher(kinds, backlog, max(since, self._rv), self.watch_capacity)
+        finally:
+            self._unlock()
 
     def _events_after(self, kinds: tuple[str, ...] | None, since: int) -> builtins.list[StoredEvent]:
         sql = "SELECT rv, type, kind, namespace, name, data, prev FROM events WHERE rv > ?"
