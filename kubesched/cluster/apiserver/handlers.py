@@ -38,7 +38,7 @@ from kubesched.cluster.apiserver.patch import APPLY
 from kubesched.cluster.apiserver.resources import Resource
 from kubesched.cluster.apiserver.tables import to_table
 from kubesched.cluster.apiserver.typedefs.validate import validate_fields, warning_header
-from kubesched.cluster.store import dumps
+from kubesched.cluster.store import dumpb
 
 if TYPE_CHECKING:
     from kubesched.cluster.apiserver.app import ApiServerState
@@ -59,7 +59,7 @@ class Target:
 
 
 def json_response(obj: Any, code: int = 200, media_type: str = "application/json") -> Response:
-    return Response(dumps(obj).encode(), status_code=code, media_type=media_type)
+    return Response(dumpb(obj), status_code=code, media_type=media_type)
 
 
 def status_response(exc: E.ApiError) -> Response:

@@ -22,7 +22,6 @@ deletion belong to the API server's registry, which uses :meth:`Store.txn` and
 from __future__ import annotations
 
 import builtins
-import json
 import logging
 import sqlite3
 import threading
@@ -35,6 +34,7 @@ from typing import Any, TypeVar
 
 from kubesched.cluster.store import schema
 from kubesched.cluster.store.errors import AlreadyExists, Conflict, Expired, NotFound
+from kubesched.cluster.store.jsontext import dumps, loads
 from kubesched.cluster.store.loopwrite import LoopWrites
 from kubesched.cluster.store.watch import (
     ADDED, DEFAULT_CAPACITY, DELETED, MODIFIED, StoredEvent, Watcher, WatchHub,
@@ -50,10 +50,6 @@ _LIST_CHUNK = 500
 # long after it began, even while more writers are queued.
 GROUP_MAX_WRITES = 256
 GROUP_MAX_SECONDS = 0.005
-
-
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
 def _meta(obj: dict[str, Any]) -> dict[str, Any]:
@@ -89,7 +85,7 @@ class Txn:
     def get(self, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
         row = self._conn.execute("SELECT data FROM objects WHERE kind=? AND namespace=? AND name=?",
                                  (kind, namespace, name)).fetchone()
-        return None if row is None else dict(json.loads(row[0]))
+        return None if row is None else dict(loads(row[0]))
 
     def list(self, kind: str, namespace: str | None = None) -> builtins.list[dict[str, Any]]:
         if namespace is None:
@@ -97,7 +93,7 @@ class Txn:
         else:
             rows = self._conn.execute("SELECT data FROM objects WHERE kind=? AND namespace=? ORDER BY name",
                                       (kind, namespace))
-        return [json.loads(r[0]) for r in rows]
+        return [loads(r[0]) for r in rows]
 
     def kinds_in_namespace(self, namespace: str) -> builtins.list[str]:
         return [r[0] for r in self._conn.execute(
@@ -138,7 +134,7 @@ class Txn:
         if expect_rv is not None and expect_rv != row[0]:
             raise Conflict(kind, namespace, name, "Precondition failed: ResourceVersion in precondition: "
                            f"{expect_rv}, ResourceVersion in object meta: {row[0]}")
-        obj = json.loads(row[2])
+        obj = loads(row[2])
         rv = self.next_rv
         _meta(obj)["resourceVersion"] = str(rv)
         data = dumps(obj)
@@ -254,7 +250,7 @@ class Store:
                                      (kind, namespace, name)).fetchone()
         if row is None:
             raise NotFound(kind, namespace, name)
-        return json.loads(row[0])  # type: ignore[no-any-return]
+        return loads(row[0])  # type: ignore[no-any-return]
 
     def list(self, kind: str, namespace: str | None = None, *, after: tuple[str, str] | None = None,
              limit: int = 0, predicate: Callable[[dict[str, Any]], bool] | None = None) -> ListPage:
@@ -285,7 +281,7 @@ class Store:
                         next_key = last
                         break
                     last = (ns, nm)
-                    obj = json.loads(data)
+                    obj = loads(data)
                     if predicate is None or predicate(obj):
                         items.append(obj)
                 if next_key is not None:
