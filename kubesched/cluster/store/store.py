@@ -12,7 +12,7 @@ What kube-apiserver gets from etcd, on one machine:
 * the change log is compacted to the last ``history`` revisions; a watch or a list
   continuation from before that raises :class:`Expired` (HTTP 410 Gone).
 
-Thread safety: writers are serialized by one lock (SQLite allows one writer anyway);
+Thread safety: writers, an event loop's too (:mod:`.loopwrite`), are serialized by one lock;
 readers use one connection per thread and never wait for writers (WAL). The store knows
 nothing about Kubernetes semantics beyond ``metadata``: validation, defaulting and graceful
 deletion belong to the API server's registry, which uses :meth:`Store.txn` and
@@ -306,11 +306,8 @@ class Store:
 
     # -- writes -------------------------------------------------------------------------
     async def write_on_loop(self, fn: Callable[[], T]) -> T:
-        """``fn()`` (writes through :meth:`txn`) on the calling event loop's thread, with no
-        worker thread: it runs at once when the write lock is free (else once it is), joins
-        the open group, and the group's COMMIT and fsync happen on a committer thread; this
-        returns (the write is acknowledged) once that group is durable, as :meth:`txn` does.
-        ``fn`` must not block on anything but SQLite (small, CPU-bound writes)."""
+        """``fn()`` (writes through :meth:`txn`; short, blocking on nothing but SQLite) on the
+        calling event loop's thread; returns once its group is durable (:mod:`.loopwrite`)."""
         return await self._loop_writes.run(fn)
 
     @contextmanager
