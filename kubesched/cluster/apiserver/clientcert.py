@@ -16,13 +16,13 @@ import asyncio
 import ssl
 from typing import Any, cast
 
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from kubesched.cluster.apiserver.auth import PEER_KEY, peer_user
 
 
-def with_client_identity(base: type[H11Protocol]) -> type[H11Protocol]:
-    """``base`` (an h11 protocol class) that records the connection's client certificate."""
+def with_client_identity(base: type[HttpToolsProtocol]) -> type[HttpToolsProtocol]:
+    """``base`` (an httptools protocol class) that records the connection's client certificate."""
 
     parent: Any = base  # a class made at run time (with_header_timeout): no static base type
 
@@ -30,11 +30,11 @@ def with_client_identity(base: type[H11Protocol]) -> type[H11Protocol]:
         def connection_made(self, transport: asyncio.Transport) -> None:
             user = peer_user(transport.get_extra_info("peercert"))  # verified by the handshake
             if user is not None:
-                state: dict[str, Any] = getattr(self, "app_state")  # noqa: B009 - set by H11Protocol
+                state: dict[str, Any] = getattr(self, "app_state")  # noqa: B009 - set by HttpToolsProtocol
                 self.app_state = {**state, PEER_KEY: user}
             super().connection_made(transport)
 
-    return cast("type[H11Protocol]", ClientIdentityProtocol)
+    return cast("type[HttpToolsProtocol]", ClientIdentityProtocol)
 
 
 def server_ssl_options(ca_file: str) -> dict[str, Any]:

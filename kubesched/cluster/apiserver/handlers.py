@@ -4,7 +4,10 @@
 :class:`Target` (resource, namespace, name, subresource) and dispatched by HTTP method:
 GET (get, list, ``watch=true``), POST (create, ``binding``, ``eviction``), PUT (update),
 PATCH (three patch types), DELETE (delete, deletecollection). Registry calls are blocking
-(SQLite), so they run in the thread pool and a slow write never stalls the event loop.
+(SQLite), so they run in the thread pool and a slow one never stalls the event loop; except
+the hot writes with a small body (create, binding, update, JSON/merge/strategic patch), short
+CPU work that runs on the loop itself and awaits its group's fsync there
+(:meth:`.Store.write_on_loop`): a thread hop per write cost more than the write.
 
 Before anything is read, :mod:`.options` checks that the path serves the method (405)
 and the request's options (``dryRun``, DeleteOptions, a list's resourceVersion). Bodies
@@ -17,9 +20,9 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -35,7 +38,7 @@ from kubesched.cluster.apiserver.patch import APPLY
 from kubesched.cluster.apiserver.resources import Resource
 from kubesched.cluster.apiserver.tables import to_table
 from kubesched.cluster.apiserver.typedefs.validate import validate_fields, warning_header
-from kubesched.cluster.store import dumps
+from kubesched.cluster.store import dumpb
 
 if TYPE_CHECKING:
     from kubesched.cluster.apiserver.app import ApiServerState
@@ -43,6 +46,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TABLE_MEDIA = "application/json;as=Table;v=v1;g=meta.k8s.io"
+LOOP_WRITE_BODY = 64 * 1024  # bodies up to this size are written on the event loop
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +59,7 @@ class Target:
 
 
 def json_response(obj: Any, code: int = 200, media_type: str = "application/json") -> Response:
-    return Response(dumps(obj).encode(), status_code=code, media_type=media_type)
+    return Response(dumpb(obj), status_code=code, media_type=media_type)
 
 
 def status_response(exc: E.ApiError) -> Response:
@@ -183,7 +188,7 @@ async def handle(request: Request, state: "ApiServerState", t: Target) -> Respon
     warnings = validate_fields(q, t, method, request.headers.get("content-type", ""), body, raw)
     if state.policy is not None and not t.subresource and escalation.watched(t.resource.plural, t.resource.group):
         await _guard_escalation(request, state, t, body)
-    resp = await _write(request, state, t, body, dry_run)
+    resp = await _write(request, state, t, body, dry_run, len(raw) <= LOOP_WRITE_BODY)
     for w in warnings:
         resp.headers.append("Warning", warning_header(w))
     return resp
@@ -206,7 +211,15 @@ async def _guard_escalation(request: Request, state: "ApiServerState", t: Target
     escalation.check(policy, user, t.resource.plural, t.namespace or "", new, old)
 
 
-async def _write(request: Request, state: "ApiServerState", t: Target, body: Any, dry_run: bool) -> Response:
+async def _on_loop_if(small: bool, state: "ApiServerState", fn: Callable[[], T]) -> T:
+    """``fn()``, a registry write: on the event loop for a small body, else in the thread pool."""
+    if small:
+        return await state.registry.store.write_on_loop(fn)
+    return await run_in_threadpool(fn)
+
+
+async def _write(request: Request, state: "ApiServerState", t: Target, body: Any, dry_run: bool,
+                 small: bool = False) -> Response:
     q = request.query_params
     method = request.method
     reg = state.registry
@@ -215,10 +228,12 @@ async def _write(request: Request, state: "ApiServerState", t: Target, body: Any
     accept = request.headers.get("accept", "")
     if method == "POST":
         if name is None:
-            obj = await run_in_threadpool(lambda: reg.create(res, ns, body, dry_run=dry_run, field_manager=manager))
+            obj = await _on_loop_if(small, state, lambda: reg.create(res, ns, body, dry_run=dry_run,
+                                                                     field_manager=manager))
             return negotiate.respond(accept, obj, 201)
         if subr == "binding":
-            return json_response(await run_in_threadpool(sub.bind, reg, ns or "", name, body, dry_run), 201)
+            return json_response(await _on_loop_if(small, state, lambda: sub.bind(reg, ns or "", name, body, dry_run)),
+                                 201)
         if subr == "token":
             return json_response(await run_in_threadpool(state.issuer.request, reg, ns or "", name, body), 201)
         return json_response(await run_in_threadpool(sub.evict, reg, ns or "", name, body, dry_run), 201)
@@ -227,8 +242,8 @@ async def _write(request: Request, state: "ApiServerState", t: Target, body: Any
     if subr == "scale":
         return json_response(await run_in_threadpool(sub.update_scale, reg, res, ns or "", name, body, ct, dry_run))
     if ct is None:
-        obj = await run_in_threadpool(lambda: reg.update(res, ns, name, body, subresource=subr, dry_run=dry_run,
-                                                         field_manager=manager))
+        obj = await _on_loop_if(small, state, lambda: reg.update(res, ns, name, body, subresource=subr,
+                                                                 dry_run=dry_run, field_manager=manager))
         return negotiate.respond(accept, obj)
     if ct.split(";")[0].strip().lower() == APPLY:
         applied, created = await run_in_threadpool(
@@ -236,8 +251,8 @@ async def _write(request: Request, state: "ApiServerState", t: Target, body: Any
                                       _flag(q.get("force")), subr, dry_run))
         return json_response(applied, 201 if created else 200)
     check_patch_options(False, manager, "force" in q)
-    obj = await run_in_threadpool(lambda: reg.patch(res, ns, name, ct, body, subresource=subr,
-                                                    dry_run=dry_run, field_manager=manager))
+    obj = await _on_loop_if(small, state, lambda: reg.patch(res, ns, name, ct, body, subresource=subr,
+                                                            dry_run=dry_run, field_manager=manager))
     return negotiate.respond(accept, obj)
 
 

@@ -63,12 +63,17 @@ class ApiMetrics:
         self.watch_events = Counter("apiserver_watch_events_total", "Number of events sent in watch clients",
                                     ["group", "version", "kind"], registry=self.registry)
         self.registry.register(_StoreCollector(store))
+        # the children of each label set, looked up once (labels() takes a lock and builds keys)
+        self._children: dict[tuple[str, ...], tuple[Any, Any]] = {}
 
     def observe(self, labels: dict[str, str], code: int, started: float) -> None:
-        values = tuple(labels.get(k, "") for k in _REQ_LABELS)
-        self.requests.labels(*values, str(code)).inc()
+        values = (*(labels.get(k, "") for k in _REQ_LABELS), str(code))
+        children = self._children.get(values)
+        if children is None:
+            children = self._children[values] = (self.requests.labels(*values), self.duration.labels(*values[:-1]))
+        children[0].inc()
         if labels.get("verb") != "WATCH":
-            self.duration.labels(*values).observe(time.perf_counter() - started)
+            children[1].observe(time.perf_counter() - started)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -17,7 +17,7 @@ from starlette.responses import Response
 from kubesched.cluster.apiserver import errors as E
 from kubesched.cluster.apiserver.protobuf import MEDIA_TYPE
 from kubesched.cluster.apiserver.protobuf_encode import CannotEncode, encode, prefers_protobuf
-from kubesched.cluster.store import dumps
+from kubesched.cluster.store import dumpb
 
 JSON_RANGES = ("application/json", "application/*", "*/*", "application/yaml")
 
@@ -41,4 +41,4 @@ def respond(accept: str, obj: Any, code: int = 200) -> Response:
         except CannotEncode:
             if not accepts_json(accept):
                 raise not_acceptable() from None
-    return Response(dumps(obj).encode(), status_code=code, media_type="application/json")
+    return Response(dumpb(obj), status_code=code, media_type="application/json")

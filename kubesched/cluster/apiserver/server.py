@@ -156,7 +156,7 @@ class ApiServer:
         config = uvicorn.Config(
             self.app, http=protocol, loop="asyncio", lifespan="off", access_log=False, log_level="warning",
             limit_concurrency=connections, backlog=2048, timeout_keep_alive=30, timeout_graceful_shutdown=5,
-            h11_max_incomplete_event_size=64 * 1024, server_header=False, **ssl_options)
+            server_header=False, proxy_headers=False, **ssl_options)
         self._server = _Uvicorn(config, self)
         self._housekeeper: threading.Thread | None = None
         self._thread: threading.Thread | None = None

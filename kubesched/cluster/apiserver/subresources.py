@@ -92,7 +92,7 @@ def bind(reg: "Registry", namespace: str, name: str, binding: Any, dry_run: bool
         if spec.get("nodeName"):
             raise E.conflict("pods/binding", "", name, f'pod {name} is already assigned to node '
                              f'"{spec["nodeName"]}"')
-        new = copy.deepcopy(cur)
+        new = cur  # read for this transaction alone (a fresh decode): changed in place, not copied
         new["spec"]["nodeName"] = node
         ann = meta.get("annotations")
         if isinstance(ann, dict) and ann:

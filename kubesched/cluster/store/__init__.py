@@ -4,10 +4,11 @@ See :mod:`.store` for the guarantees and :mod:`.schema` for the tables.
 """
 
 from kubesched.cluster.store.errors import AlreadyExists, Conflict, Expired, NotFound, StoreError
-from kubesched.cluster.store.store import DEFAULT_HISTORY, ListPage, Store, Txn, dumps
+from kubesched.cluster.store.jsontext import dumpb, dumps, loads
+from kubesched.cluster.store.store import DEFAULT_HISTORY, ListPage, Store, Txn
 from kubesched.cluster.store.watch import ADDED, DELETED, MODIFIED, StoredEvent, Watcher
 
 __all__ = [
     "ADDED", "DELETED", "MODIFIED", "DEFAULT_HISTORY", "AlreadyExists", "Conflict", "Expired",
-    "ListPage", "NotFound", "Store", "StoreError", "StoredEvent", "Txn", "Watcher", "dumps",
+    "ListPage", "NotFound", "Store", "StoreError", "StoredEvent", "Txn", "Watcher", "dumpb", "dumps", "loads",
 ]

@@ -12,7 +12,7 @@ What kube-apiserver gets from etcd, on one machine:
 * the change log is compacted to the last ``history`` revisions; a watch or a list
   continuation from before that raises :class:`Expired` (HTTP 410 Gone).
 
-Thread safety: writers are serialized by one lock (SQLite allows one writer anyway);
+Thread safety: writers, an event loop's too (:mod:`.loopwrite`), are serialized by one lock;
 readers use one connection per thread and never wait for writers (WAL). The store knows
 nothing about Kubernetes semantics beyond ``metadata``: validation, defaulting and graceful
 deletion belong to the API server's registry, which uses :meth:`Store.txn` and
@@ -22,7 +22,6 @@ deletion belong to the API server's registry, which uses :meth:`Store.txn` and
 from __future__ import annotations
 
 import builtins
-import json
 import logging
 import sqlite3
 import threading
@@ -31,15 +30,18 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from kubesched.cluster.store import schema
 from kubesched.cluster.store.errors import AlreadyExists, Conflict, Expired, NotFound
+from kubesched.cluster.store.jsontext import dumps, loads
+from kubesched.cluster.store.loopwrite import LoopWrites
 from kubesched.cluster.store.watch import (
     ADDED, DEFAULT_CAPACITY, DELETED, MODIFIED, StoredEvent, Watcher, WatchHub,
 )
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DEFAULT_HISTORY = 10_000
 KEEP: Any = object()  # Txn.update: keep the stored ``expires``
@@ -48,10 +50,6 @@ _LIST_CHUNK = 500
 # long after it began, even while more writers are queued.
 GROUP_MAX_WRITES = 256
 GROUP_MAX_SECONDS = 0.005
-
-
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
 def _meta(obj: dict[str, Any]) -> dict[str, Any]:
@@ -87,7 +85,7 @@ class Txn:
     def get(self, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
         row = self._conn.execute("SELECT data FROM objects WHERE kind=? AND namespace=? AND name=?",
                                  (kind, namespace, name)).fetchone()
-        return None if row is None else dict(json.loads(row[0]))
+        return None if row is None else dict(loads(row[0]))
 
     def list(self, kind: str, namespace: str | None = None) -> builtins.list[dict[str, Any]]:
         if namespace is None:
@@ -95,7 +93,7 @@ class Txn:
         else:
             rows = self._conn.execute("SELECT data FROM objects WHERE kind=? AND namespace=? ORDER BY name",
                                       (kind, namespace))
-        return [json.loads(r[0]) for r in rows]
+        return [loads(r[0]) for r in rows]
 
     def kinds_in_namespace(self, namespace: str) -> builtins.list[str]:
         return [r[0] for r in self._conn.execute(
@@ -136,7 +134,7 @@ class Txn:
         if expect_rv is not None and expect_rv != row[0]:
             raise Conflict(kind, namespace, name, "Precondition failed: ResourceVersion in precondition: "
                            f"{expect_rv}, ResourceVersion in object meta: {row[0]}")
-        obj = json.loads(row[2])
+        obj = loads(row[2])
         rv = self.next_rv
         _meta(obj)["resourceVersion"] = str(rv)
         data = dumps(obj)
@@ -189,6 +187,7 @@ class Store:
         self._batch = 1
         self._committed = 0
         self._failed: dict[int, BaseException] = {}
+        self._loop_writes = LoopWrites(self)  # writes from an event loop (write_on_loop)
         self.commits = 0  # SQLite COMMITs that wrote something (one fsync each)
         self._wconn = schema.connect(self.path, synchronous)
         self._rv, self._compacted = schema.initialize(self._wconn)
@@ -216,6 +215,7 @@ class Store:
                     c.close()
                 self._readers.clear()
             self._wconn.close()
+        self._loop_writes.close()
 
     @property
     def rv(self) -> int:
@@ -250,7 +250,7 @@ class Store:
                                      (kind, namespace, name)).fetchone()
         if row is None:
             raise NotFound(kind, namespace, name)
-        return json.loads(row[0])  # type: ignore[no-any-return]
+        return loads(row[0])  # type: ignore[no-any-return]
 
     def list(self, kind: str, namespace: str | None = None, *, after: tuple[str, str] | None = None,
              limit: int = 0, predicate: Callable[[dict[str, Any]], bool] | None = None) -> ListPage:
@@ -281,7 +281,7 @@ class Store:
                         next_key = last
                         break
                     last = (ns, nm)
-                    obj = json.loads(data)
+                    obj = loads(data)
                     if predicate is None or predicate(obj):
                         items.append(obj)
                 if next_key is not None:
@@ -305,6 +305,11 @@ class Store:
         return None if row is None or row[0] is None else float(row[0])
 
     # -- writes -------------------------------------------------------------------------
+    async def write_on_loop(self, fn: Callable[[], T]) -> T:
+        """``fn()`` (writes through :meth:`txn`; short, blocking on nothing but SQLite) on the
+        calling event loop's thread; returns once its group is durable (:mod:`.loopwrite`)."""
+        return await self._loop_writes.run(fn)
+
     @contextmanager
     def txn(self) -> Iterator[Txn]:
         """A write transaction; committed when the block exits without an exception, and
@@ -322,6 +327,7 @@ class Store:
         with self._cv:
             self._waiting -= 1
         outer = self._depth == 0
+        deferred = self._loop_writes.active  # write_on_loop: the committer commits, not this thread
         self._depth += 1
         failure: BaseException | None = None
         batch = self._batch
@@ -348,7 +354,9 @@ class Store:
                 if tx.events:
                     self._wrv = tx.events[-1].rv
                     self._pending.extend(tx.events)
-            if outer:
+            if outer and deferred:
+                self._loop_writes.joined(batch)
+            elif outer:
                 with self._cv:
                     others = self._waiting
                 # a group is bounded (size, age) so a steady stream of writers cannot
@@ -358,8 +366,8 @@ class Store:
                     self._commit_locked()
         finally:
             self._depth -= 1
-            self._lock.release()
-        if outer:
+            self._unlock()
+        if outer and not deferred:
             self._wait_committed(batch)
         if failure is not None:
             raise failure
@@ -397,14 +405,22 @@ class Store:
             self._batch += 1
             if error is not None:
                 self._failed[batch] = error
+                for old in [b for b in self._failed if b < batch - 1024]:
+                    del self._failed[old]
             self._committed = batch
             self._cv.notify_all()
+        self._loop_writes.committed(batch, error)
+
+    def _unlock(self) -> None:
+        self._lock.release()
+        self._loop_writes.lock_released()
 
     def _wait_committed(self, batch: int) -> None:
         with self._cv:
             while self._committed < batch and not self.closed:
                 self._cv.wait(1.0)
-            error = self._failed.pop(batch, None) if self._committed >= batch else None
+            # every writer of a failed group gets the error (get, not pop: they all wait for it)
+            error = self._failed.get(batch) if self._committed >= batch else None
             if self._committed < batch:
                 raise sqlite3.ProgrammingError("store is closed")
         if error is not None:
@@ -412,8 +428,11 @@ class Store:
 
     def flush(self) -> None:
         """Commit the open group now (nothing to do when none is open)."""
-        with self._lock:
+        self._lock.acquire()
+        try:
             self._commit_locked()
+        finally:
+            self._unlock()
 
     def create(self, kind: str, namespace: str, name: str, obj: dict[str, Any],
                expires: float | None = None) -> dict[str, Any]:
@@ -448,13 +467,16 @@ class Store:
         """A watcher receiving every change after revision ``since`` of ``kinds``
         (``None``: all kinds). Raises :class:`Expired` if ``since`` was compacted."""
         kinds = None if kinds is None else tuple(kinds)
-        with self._lock:
+        self._lock.acquire()
+        try:
             self._commit_locked()  # the backlog and the hub hand over at a committed revision
             if since < self._compacted:
                 raise Expired(f"too old resource version: {since} ({self._compacted + 1})",
                               since, self._compacted + 1)
             backlog = self._events_after(kinds, since) if since < self._rv else []
             return self.hub.new_watcher(kinds, backlog, max(since, self._rv), self.watch_capacity)
+        finally:
+            self._unlock()
 
     def _events_after(self, kinds: tuple[str, ...] | None, since: int) -> builtins.list[StoredEvent]:
         sql = "SELECT rv, type, kind, namespace, name, data, prev FROM events WHERE rv > ?"

@@ -22,12 +22,13 @@ is shared by every consumer and must not be mutated.
 from __future__ import annotations
 
 import collections
-import json
 import logging
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from kubesched.cluster.store.jsontext import loads
 
 log = logging.getLogger(__name__)
 
@@ -52,14 +53,14 @@ class StoredEvent:
     def obj(self) -> dict[str, Any]:
         """The object, parsed once; shared by all consumers: never mutate it."""
         if self._obj is None:
-            self._obj = json.loads(self.data)
+            self._obj = loads(self.data)
         return self._obj  # type: ignore[no-any-return]
 
     def prev_obj(self) -> dict[str, Any] | None:
         if self.prev is None:
             return None
         if self._prev_obj is None:
-            self._prev_obj = json.loads(self.prev)
+            self._prev_obj = loads(self.prev)
         return self._prev_obj  # type: ignore[no-any-return]
 
 

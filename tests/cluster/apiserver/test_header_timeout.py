@@ -1,8 +1,10 @@
-"""The API server's deadline on request heads (kubesched/cluster/apiserver/httpproto.py):
+"""The API server's deadline and size bound on request heads (kubesched/cluster/apiserver/httpproto.py):
 kube-apiserver's Go server has ``ReadHeaderTimeout`` (32 s); a client that opens a connection
 (or keeps one alive after a response) and never finishes a request head is disconnected
 after ``header_timeout``, while clients that send whole requests are served as before.
-Real server on a free port, in this process; raw sockets."""
+A head larger than 64 KiB is answered as Go's net/http answers one beyond MaxHeaderBytes
+(``431 Request Header Fields Too Large``, connection closed). Real server on a free port, in
+this process; raw sockets."""
 
 from __future__ import annotations
 
@@ -105,3 +107,32 @@ def test_whole_requests_are_served_on_a_kept_alive_connection(server: ApiServer)
             sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             assert read_response(sock).startswith(b"HTTP/1.1 200")
             time.sleep(TIMEOUT / 2)
+
+
+def test_a_head_beyond_the_bound_is_431_and_closed(server: ApiServer) -> None:
+    big = b"x" * (70 * 1024)
+    with connect(server) as sock:
+        sock.settimeout(5)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + big + b"\r\n\r\n")
+        data = b""
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            data += chunk
+    assert data.startswith(b"HTTP/1.1 431 "), data[:80]
+    assert b"connection: close" in data.lower()
+
+
+def test_a_large_head_within_the_bound_is_served(server: ApiServer) -> None:
+    """60 KiB of headers over several header lines, sent in small pieces: served."""
+    headers = b"".join(b"X-H%d: %s\r\n" % (i, b"y" * 6000) for i in range(10))
+    request = b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + headers + b"\r\n"
+    with connect(server) as sock:
+        sock.settimeout(5)
+        for i in range(0, len(request), 4096):
+            sock.sendall(request[i:i + 4096])
+        assert read_response(sock).startswith(b"HTTP/1.1 200")
