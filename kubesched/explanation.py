@@ -56,7 +56,7 @@ class ScoreDetail:
     weights, the weighted scores (extenders' included) and the totals. Kept as arrays, so
     recording costs the cycle nothing per node; documents build the per-node maps."""
 
-    nodes: list[str]
+    nodes: Sequence[str]  # a list, or the rows' names built on first read (framework.outcome.RowNames)
     raw: dict[str, np.ndarray]
     normalized: dict[str, np.ndarray]
     weights: dict[str, int]
