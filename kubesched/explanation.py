@@ -73,7 +73,6 @@ class Attempt:
     """One scheduling attempt of one pod, as ``explain`` shows it."""
 
     time: float = 0.0
-    best: list[str] = field(default_factory=list)
     chosen: str | None = None
     message: str | None = None
     nominated_node: str | None = None
@@ -93,6 +92,8 @@ class Attempt:
     _scores: dict[str, dict[str, int]] | None = field(default=None, repr=False)
     _totals: dict[str, int] | None = field(default=None, repr=False)
     _filter: dict[str, Any] | None = field(default=None, repr=False)
+    _best: list[str] | None = field(default=None, repr=False)
+    _best_rows: tuple[Sequence[str], np.ndarray] | None = field(default=None, repr=False)
     _filter_inputs: _FilterInputs | None = field(default=None, repr=False)
 
     @property
@@ -100,14 +101,35 @@ class Attempt:
         """Per node: ``ok``, the rejecting status as JSON, or ``not evaluated``, in node
         order. Built from what :func:`record_filter` kept on first read (most recorded
         attempts are never read), then kept."""
-        if self._filter is None:
-            src, self._filter_inputs = self._filter_inputs, None
-            self._filter = src.build() if src is not None else {}
-        return self._filter
+        out = self._filter
+        if out is None:  # two readers (HTTP threads) may both build it: the same map
+            src = self._filter_inputs
+            out = self._filter = src.build() if src is not None else {}
+        return out
 
     @filter.setter
     def filter(self, value: dict[str, Any]) -> None:
         self._filter, self._filter_inputs = value, None
+
+    @property
+    def best(self) -> list[str]:
+        """The top-scoring nodes, sorted by name (built from the rows :meth:`record_best`
+        kept on first read, then kept)."""
+        out = self._best
+        if out is None:
+            src = self._best_rows
+            out = self._best = sorted(src[0][i] for i in src[1].tolist()) if src is not None else []
+        return out
+
+    @best.setter
+    def best(self, value: list[str]) -> None:
+        self._best, self._best_rows = value, None
+
+    def record_best(self, names: Sequence[str], rows: np.ndarray) -> None:
+        """``best`` is the names of NodeTable ``rows`` (a table's names never change):
+        a pod's ties can be hundreds of nodes, sorted only if someone reads them."""
+        self._best, self._best_rows = None, (names, rows)
+
 
     @property
     def scores(self) -> dict[str, dict[str, int]]:

@@ -454,7 +454,7 @@ class Scheduler:
             if att.score_detail is None:
                 att.score_detail = ScoreDetail(names, {}, {}, {})
             att.score_detail.weighted, att.score_detail.totals = per_plugin, totals
-            att.best = sorted(table.names[i] for i in best_rows.tolist())
+            att.record_best(table.names, best_rows)
         return self.select_host(best_rows)
 
     def select_host(self, best_rows: np.ndarray) -> str:

@@ -33,6 +33,7 @@ import urllib3
 from kubesched.cluster.kube.errors import ApiStatusError, KubeClientError, TransportError, retriable
 from kubesched.cluster.kube.httppool import HttpPool
 from kubesched.cluster.kube.ratelimit import TokenBucket
+from kubesched.cluster.store.jsontext import dumpb, loads
 
 log = logging.getLogger(__name__)
 
@@ -150,13 +151,13 @@ class KubeClient:
         data = None
         if body is not None:
             headers["Content-Type"] = content_type
-            data = json.dumps(body).encode()
+            data = dumpb(body)
         target = path + ("?" + urllib.parse.urlencode(query) if query else "")
         if guard is not None:
             guard()
         status, raw = self._plain.request(method, target, data, headers, timeout)
         try:
-            return status, (json.loads(raw) if raw else None)
+            return status, (loads(raw) if raw else None)
         except ValueError:
             return status, raw.decode(errors="replace")
 
@@ -211,9 +212,9 @@ class WatchConnection:
                 while b"\n" in buf:
                     line, buf = buf.split(b"\n", 1)
                     if line.strip():
-                        yield json.loads(line)
+                        yield loads(line)  # orjson where it gives the same values
             if buf.strip():
-                yield json.loads(buf)
+                yield loads(buf)
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             if not self._closed:
                 raise TransportError(f"watch stream: {exc}") from exc
