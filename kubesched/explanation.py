@@ -56,7 +56,7 @@ class ScoreDetail:
     weights, the weighted scores (extenders' included) and the totals. Kept as arrays, so
     recording costs the cycle nothing per node; documents build the per-node maps."""
 
-    nodes: list[str]
+    nodes: Sequence[str]  # a list, or the rows' names built on first read (framework.outcome.RowNames)
     raw: dict[str, np.ndarray]
     normalized: dict[str, np.ndarray]
     weights: dict[str, int]
@@ -73,8 +73,6 @@ class Attempt:
     """One scheduling attempt of one pod, as ``explain`` shows it."""
 
     time: float = 0.0
-    filter: dict[str, Any] = field(default_factory=dict)
-    best: list[str] = field(default_factory=list)
     chosen: str | None = None
     message: str | None = None
     nominated_node: str | None = None
@@ -93,6 +91,45 @@ class Attempt:
     preemption: dict[str, Any] | None = None
     _scores: dict[str, dict[str, int]] | None = field(default=None, repr=False)
     _totals: dict[str, int] | None = field(default=None, repr=False)
+    _filter: dict[str, Any] | None = field(default=None, repr=False)
+    _best: list[str] | None = field(default=None, repr=False)
+    _best_rows: tuple[Sequence[str], np.ndarray] | None = field(default=None, repr=False)
+    _filter_inputs: _FilterInputs | None = field(default=None, repr=False)
+
+    @property
+    def filter(self) -> dict[str, Any]:
+        """Per node: ``ok``, the rejecting status as JSON, or ``not evaluated``, in node
+        order. Built from what :func:`record_filter` kept on first read (most recorded
+        attempts are never read), then kept."""
+        out = self._filter
+        if out is None:  # two readers (HTTP threads) may both build it: the same map
+            src = self._filter_inputs
+            out = self._filter = src.build() if src is not None else {}
+        return out
+
+    @filter.setter
+    def filter(self, value: dict[str, Any]) -> None:
+        self._filter, self._filter_inputs = value, None
+
+    @property
+    def best(self) -> list[str]:
+        """The top-scoring nodes, sorted by name (built from the rows :meth:`record_best`
+        kept on first read, then kept)."""
+        out = self._best
+        if out is None:
+            src = self._best_rows
+            out = self._best = sorted(src[0][i] for i in src[1].tolist()) if src is not None else []
+        return out
+
+    @best.setter
+    def best(self, value: list[str]) -> None:
+        self._best, self._best_rows = value, None
+
+    def record_best(self, names: Sequence[str], rows: np.ndarray) -> None:
+        """``best`` is the names of NodeTable ``rows`` (a table's names never change):
+        a pod's ties can be hundreds of nodes, sorted only if someone reads them."""
+        self._best, self._best_rows = None, (names, rows)
+
 
     @property
     def scores(self) -> dict[str, dict[str, int]]:
@@ -144,6 +181,30 @@ class Attempt:
         return doc
 
 
+@dataclass(slots=True)
+class _FilterInputs:
+    """What one attempt's filter verdicts are built from. ``names`` is the NodeTable's list,
+    which is never changed once built (a new table is made when nodes change); the others
+    are copies, so later cycles cannot change what the attempt shows."""
+
+    names: Sequence[str]
+    statuses: dict[str, Status]
+    absent: Status | None
+    absent_names: tuple[str, ...]
+    skipped: tuple[str, ...]
+
+    def build(self) -> dict[str, Any]:
+        out: dict[str, Any] = dict.fromkeys(self.names, "ok")  # in node order; the others overwritten below
+        if self.skipped:
+            out.update(dict.fromkeys(self.skipped, NOT_EVALUATED))
+        statuses = self.statuses
+        if self.absent is not None and self.absent_names:
+            absent_json = self.absent.to_json()
+            out.update((n, absent_json) for n in self.absent_names if n not in statuses)
+        out.update((n, st.to_json()) for n, st in statuses.items() if n in out)
+        return out
+
+
 def record_filter(att: Attempt, statuses: Mapping[str, Status], absent: Status | None,
                   absent_names: Sequence[str], names: Sequence[str],
                   not_evaluated: Sequence[str] = (), reason: str | None = None,
@@ -151,16 +212,14 @@ def record_filter(att: Attempt, statuses: Mapping[str, Status], absent: Status |
     """Per node: the rejecting status, ``ok``, or ``not evaluated`` (``reason`` says why).
     ``fast_path_node``: the nominated node passed, so upstream looked at no other node; the
     other verdicts are still given (computed for the explanation, as the fidelity corpora
-    expect) and ``evaluation`` says upstream evaluated that node only."""
-    skipped = set(not_evaluated)
-    out = att.filter
-    out.update(dict.fromkeys(names, "ok"))  # in node order; the others overwritten below
-    if skipped:
-        out.update(dict.fromkeys(skipped, NOT_EVALUATED))
-    if absent is not None and absent_names:
-        absent_json = absent.to_json()
-        out.update((n, absent_json) for n in absent_names if n not in statuses)
-    out.update((n, st.to_json()) for n, st in statuses.items() if n in out)
+    expect) and ``evaluation`` says upstream evaluated that node only.
+
+    The per-node map (a thousand entries at a thousand nodes) is built only when
+    :attr:`Attempt.filter` is read: the live scheduler records every attempt, and few
+    are ever asked for."""
+    skipped = tuple(dict.fromkeys(not_evaluated))
+    att._filter = None
+    att._filter_inputs = _FilterInputs(names, dict(statuses), absent, tuple(absent_names), skipped)
     if fast_path_node is not None:
         att.evaluation = {"nodes": len(names), "evaluated": 1, "notEvaluated": len(names) - 1,
                           "upstreamEvaluatedOnly": fast_path_node, "reason": reason}

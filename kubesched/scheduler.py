@@ -29,6 +29,7 @@ from kubesched.framework.interface import PODS_TO_ACTIVATE, ClusterObjects, Clus
 from kubesched.framework.dra import DraLister, DraWriter, NoDra
 from kubesched.framework.extender import Extender, ExtenderError, run_extender_filters, run_extender_prioritize
 from kubesched.framework.nodetable import NodeTable, RowInfos
+from kubesched.framework.outcome import RowNames
 from kubesched.framework.types import NodeInfo
 from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Code, Status
@@ -410,8 +411,10 @@ class Scheduler:
         if scored_infos is not None:
             score_table = NodeTable(scored_infos)
             score_rows = score_table.all
-        # node names only for explain and extenders: a list per pod costs the cycle at 1,000s of nodes
-        names = [table.names[i] for i in rows.tolist()] if self.explain or self.extenders else []
+        # node names only for extenders (a list per pod costs the cycle at 1,000s of nodes);
+        # explain keeps the rows and builds the names when a document is asked for
+        names: Sequence[str] = ([table.names[i] for i in rows.tolist()] if self.extenders
+                                else RowNames(table.names, rows) if self.explain else [])
         if not fw.has_score_plugins and not self.extenders:
             totals = np.ones(rows.size, np.int64)
             per_plugin: dict[str, np.ndarray] = {}
@@ -451,7 +454,7 @@ class Scheduler:
             if att.score_detail is None:
                 att.score_detail = ScoreDetail(names, {}, {}, {})
             att.score_detail.weighted, att.score_detail.totals = per_plugin, totals
-            att.best = sorted(table.names[i] for i in best_rows.tolist())
+            att.record_best(table.names, best_rows)
         return self.select_host(best_rows)
 
     def select_host(self, best_rows: np.ndarray) -> str:

@@ -88,11 +88,18 @@ class Quantity:
 
     def value(self) -> int:
         """Upstream ``Value()``: rounded away from zero to an integer, saturated to int64."""
-        return _saturate(_round_away(self.amount))
+        a = self.amount
+        if a.denominator == 1:  # whole: no Fraction arithmetic (every pod's decode reads these)
+            return _saturate(a.numerator)
+        return _saturate(_round_away(a))
 
     def milli_value(self) -> int:
         """Upstream ``MilliValue()``: ``amount * 1000`` rounded away from zero, saturated."""
-        return _saturate(_round_away(self.amount * 1000))
+        a = self.amount
+        n = a.numerator * 1000
+        if n % a.denominator == 0:  # a whole number of millis: integer arithmetic only
+            return _saturate(n // a.denominator)
+        return _saturate(_round_away(a * 1000))
 
     def is_zero(self) -> bool:
         return self.amount == 0

@@ -89,6 +89,25 @@ class _PendingPods(Collector):
         yield fam
 
 
+class _Children:
+    """A labelled metric's children by label values. prometheus_client's ``labels()``
+    checks and converts the values and takes the metric's lock on every call; the live
+    loop calls it about a dozen times per pod, so each child is looked up once (nothing
+    here removes children, so a kept one is always the metric's)."""
+
+    __slots__ = ("_metric", "_by")
+
+    def __init__(self, metric: Any) -> None:
+        self._metric = metric
+        self._by: dict[tuple[str, ...], Any] = {}
+
+    def __call__(self, *values: str) -> Any:
+        child = self._by.get(values)
+        if child is None:  # two threads may both ask: labels() gives both the same child
+            child = self._by[values] = self._metric.labels(*values)
+        return child
+
+
 class SchedulerMetrics:
     def __init__(self, sample_percent: int = PLUGIN_METRICS_SAMPLE_PERCENT) -> None:
         self.registry = CollectorRegistry()
@@ -138,6 +157,14 @@ class SchedulerMetrics:
         self.event_handling = Histogram(
             "scheduler_event_handling_duration_seconds", "[ALPHA] Event handling latency in seconds.",
             ["event"], buckets=exponential_buckets(0.0001, 2, 12), registry=r)
+        # the children by label values, looked up a dozen times per pod (see _Children)
+        self._ep_child = _Children(self.extension_point_duration)
+        self._plugin_child = _Children(self.plugin_duration)
+        self._incoming_child = _Children(self.incoming_pods)
+        self._event_child = _Children(self.event_handling)
+        self._attempts_child = _Children(self.attempts)
+        self._attempt_duration_child = _Children(self.attempt_duration)
+        self._sli_child = _Children(self.sli_duration)
         self._pending = _PendingPods()
         r.register(self._pending)
         self._state = SchedulerState()
@@ -159,7 +186,7 @@ class SchedulerMetrics:
         self._state.live = live
 
     def on_extension_point(self, profile: str, point: str, result: Any, seconds: float) -> None:
-        self.extension_point_duration.labels(point, status_label(result), profile).observe(seconds)
+        self._ep_child(point, status_label(result), profile).observe(seconds)
         if point == "PostFilter":
             self.preemption_attempts.inc()
 
@@ -174,15 +201,15 @@ class SchedulerMetrics:
 
     # -- observations --------------------------------------------------------------------------
     def record_plugin(self, plugin: str, point: str, status: str, seconds: float) -> None:
-        self.plugin_duration.labels(plugin, point, status).observe(seconds)
+        self._plugin_child(plugin, point, status).observe(seconds)
 
     def on_move(self, move: QueueMove) -> None:
         queue = QUEUE_LABELS.get(move.dst)
         if queue is not None:
-            self.incoming_pods.labels(queue, move.event).inc()
+            self._incoming_child(queue, move.event).inc()
 
     def on_event(self, label: str, seconds: float) -> None:
-        self.event_handling.labels(label).observe(seconds)
+        self._event_child(label).observe(seconds)
 
     def on_attempt(self, pod: Pod, att: Attempt, seconds: float) -> None:
         if att.result == "Error":
@@ -192,14 +219,14 @@ class SchedulerMetrics:
         else:
             result = "unschedulable"
         profile = pod.scheduler_name
-        self.attempts.labels(result, profile).inc()
-        self.attempt_duration.labels(result, profile).observe(seconds)
+        self._attempts_child(result, profile).inc()
+        self._attempt_duration_child(result, profile).observe(seconds)
         if result == "scheduled" and att.pod_attempts > 0:
             n = att.pod_attempts
             self.pod_attempts.observe(n)
             if att.initial_attempt is not None:
                 label = f"{ATTEMPTS_CAP}+" if n >= ATTEMPTS_CAP else str(n)
-                self.sli_duration.labels(label).observe(max(0.0, att.time + seconds - att.initial_attempt))
+                self._sli_child(label).observe(max(0.0, att.time + seconds - att.initial_attempt))
         if att.nominated_node:
             self.preemption_victims.observe(len(att.victims))
         for key, secs in att.extender_seconds.items():

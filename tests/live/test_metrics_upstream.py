@@ -52,3 +52,30 @@ def test_sli_and_attempts_observed_for_a_scheduled_pod() -> None:
     assert m.registry.get_sample_value("scheduler_pod_scheduling_attempts_count") == 1.0
     m.on_attempt(pod, Attempt(time=20.0, result="Scheduled", chosen="n1", pod_attempts=17, initial_attempt=0.0), 0)
     assert m.registry.get_sample_value("scheduler_pod_scheduling_sli_duration_seconds_count", {"attempts": "15+"}) == 1
+
+
+def test_repeated_observations_land_in_their_own_label_sets() -> None:
+    """The children are looked up once and kept (live/metrics.py ``_Children``): repeated
+    calls with the same and with different label values still count per label set."""
+    m = SchedulerMetrics()
+    for _ in range(3):
+        m.on_extension_point("default-scheduler", "Filter", Status(), 0.001)
+    m.on_extension_point("other", "Filter", Status(), 0.001)
+    m.on_move(QueueMove(0.0, "ns/p", None, "activeQ", "PodAdd"))
+    m.on_move(QueueMove(0.0, "ns/q", None, "activeQ", "PodAdd"))
+    m.on_event("NodeAdd", 0.0002)
+    m.on_event("NodeAdd", 0.0002)
+    m.on_event("PodAdd", 0.0002)
+    pod = make_pod().name("p").obj()
+    m.on_attempt(pod, Attempt(time=1.0, result="Unschedulable", pod_attempts=1, initial_attempt=1.0), 0.1)
+    m.on_attempt(pod, Attempt(time=2.0, result="Unschedulable", pod_attempts=2, initial_attempt=1.0), 0.1)
+    r = m.registry
+    ep = "scheduler_framework_extension_point_duration_seconds_count"
+    assert r.get_sample_value(ep, {"extension_point": "Filter", "status": "Success",
+                                   "profile": "default-scheduler"}) == 3
+    assert r.get_sample_value(ep, {"extension_point": "Filter", "status": "Success", "profile": "other"}) == 1
+    assert r.get_sample_value("scheduler_queue_incoming_pods_total", {"queue": "active", "event": "PodAdd"}) == 2
+    ev = "scheduler_event_handling_duration_seconds_count"
+    assert r.get_sample_value(ev, {"event": "NodeAdd"}) == 2 and r.get_sample_value(ev, {"event": "PodAdd"}) == 1
+    assert r.get_sample_value("scheduler_schedule_attempts_total",
+                              {"result": "unschedulable", "profile": "default-scheduler"}) == 2

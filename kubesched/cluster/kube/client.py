@@ -28,11 +28,13 @@ import urllib.parse
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
+import orjson
 import urllib3
 
 from kubesched.cluster.kube.errors import ApiStatusError, KubeClientError, TransportError, retriable
 from kubesched.cluster.kube.httppool import HttpPool
 from kubesched.cluster.kube.ratelimit import TokenBucket
+from kubesched.cluster.store.jsontext import dumpb
 
 log = logging.getLogger(__name__)
 
@@ -150,13 +152,13 @@ class KubeClient:
         data = None
         if body is not None:
             headers["Content-Type"] = content_type
-            data = json.dumps(body).encode()
+            data = dumpb(body)
         target = path + ("?" + urllib.parse.urlencode(query) if query else "")
         if guard is not None:
             guard()
         status, raw = self._plain.request(method, target, data, headers, timeout)
         try:
-            return status, (json.loads(raw) if raw else None)
+            return status, (loads(raw) if raw else None)
         except ValueError:
             return status, raw.decode(errors="replace")
 
@@ -196,6 +198,24 @@ def _drain(resp: Any, method: str, path: str) -> tuple[int, Any]:
         return resp.status, data.decode(errors="replace")
 
 
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_NINETEEN_DIGITS = b"0" * 19
+
+
+def loads(data: bytes) -> Any:
+    """The JSON of a response or watch event, by :func:`kubesched.cluster.store.jsontext.loads`'s
+    rule: orjson, unless the text holds a run of 19 or more digits (orjson would turn an
+    integer beyond 64 bits into a float) or orjson refuses it; then the standard library.
+    The digit-run test is one ``translate`` and one substring search, ~0.5 µs for a pod
+    where the regex takes ~4 µs (more than orjson's parse): the scheduler parses every event."""
+    if _NINETEEN_DIGITS not in data.translate(_DIGITS_TO_ZERO):
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(data)
+
+
 class WatchConnection:
     """The events of one watch response, decoded line by line as they arrive."""
 
@@ -211,9 +231,9 @@ class WatchConnection:
                 while b"\n" in buf:
                     line, buf = buf.split(b"\n", 1)
                     if line.strip():
-                        yield json.loads(line)
+                        yield loads(line)  # orjson where it gives the same values
             if buf.strip():
-                yield json.loads(buf)
+                yield loads(buf)
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             if not self._closed:
                 raise TransportError(f"watch stream: {exc}") from exc

@@ -5,6 +5,7 @@ errors, connection errors, retries, the client-side rate limiter."""
 
 from __future__ import annotations
 
+import json
 import stat
 import sys
 import threading
@@ -18,6 +19,7 @@ from kube_helpers import start_server
 
 from kubesched.cluster.apiserver.server import ApiServer, ServeOptions
 from kubesched.cluster.kube import ApiStatusError, KubeClient, KubeClientError, TransportError, call_with_retries
+from kubesched.cluster.kube.client import loads
 from kubesched.cluster.kube.ratelimit import TokenBucket
 
 
@@ -175,3 +177,23 @@ def test_client_honours_qps_and_burst(apiserver: ApiServer, connect: Any) -> Non
     for _ in range(15):
         c.get("/api/v1/namespaces/default")
     assert time.monotonic() - started >= 0.45  # 5 at once, then 10 at 20/s
+
+
+@pytest.mark.parametrize("text", [
+    b'{"n": 18446744073709551616}',  # beyond 64 bits: orjson would give a float
+    b'{"n": -9223372036854775809, "s": "x"}',
+    b'{"s": "1234567890123456789", "n": 1}',  # a 19-digit run in a string: the standard library
+    b'{"n": 18446744073709551615, "f": 0.5, "u": "\\u00e9"}',  # 20 digits, still exact either way
+    b'{"metadata": {"name": "p", "resourceVersion": "42"}, "spec": {"priority": 100}}',
+    b'{"x": 1e400}',  # orjson refuses: the standard library's answer (inf)
+])
+def test_watch_and_response_json_reads_as_the_standard_library(text: bytes) -> None:
+    """client.loads gives exactly json.loads's values (store/jsontext.py's rule), integers
+    beyond 64 bits included."""
+    got, want = loads(text), json.loads(text)
+    assert got == want and repr(got) == repr(want)
+
+
+def test_watch_json_error_is_a_value_error() -> None:
+    with pytest.raises(ValueError):
+        loads(b'{"type": "ADDED", "object": ')
