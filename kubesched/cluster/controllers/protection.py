@@ -82,6 +82,8 @@ class ProtectionController(Controller[tuple[str, str, str]]):
                 return
             if any(name in claims_used_by(p) for p in self.pods.by_index("namespace", ns)):
                 return
+            if self._used_live(ns, name):
+                return
             self._drop(pvc, "persistentvolumeclaims", PVC_PROTECTION)
         else:
             pv = self.pvs.get("", name)
@@ -90,6 +92,13 @@ class ProtectionController(Controller[tuple[str, str, str]]):
             if (pv.get("status") or {}).get("phase") == "Bound":
                 return
             self._drop(pv, "persistentvolumes", PV_PROTECTION)
+
+    def _used_live(self, ns: str, name: str) -> bool:
+        """The informer may not have seen a pod created just before the claim's deletion:
+        as upstream's controller (``askAPIServer`` in ``pvc_protection_controller.go``),
+        the claim is released only when a live list of the namespace's pods agrees."""
+        items = self.registry.list("pods", ns).get("items") or []
+        return any(name in claims_used_by(p) for p in items if isinstance(p, dict))
 
     def _drop(self, obj: Obj, resource: str, finalizer: str) -> None:
         new = copy.deepcopy(obj)
