@@ -146,10 +146,9 @@ class Registry:
 
     def _check_body(self, res: Resource, obj: Any, namespace: str, name: str | None,
                     owned: bool = False, status_only: bool = False) -> dict[str, Any]:
-        """The body checked and normalised; a copy unless ``owned`` (the caller hands over an
-        object nobody else holds, such as a request body just decoded). ``status_only``: a
-        write of the status subresource, which keeps only the body's status and resourceVersion
-        (Strategy.prepare_update): only those and the top-level metadata are copied."""
+        """The body checked and normalised; a copy unless ``owned`` (a request body just decoded).
+        ``status_only``: a status write keeps only the body's status and resourceVersion
+        (Strategy.prepare_update), so only those and the top-level metadata are copied."""
         if not isinstance(obj, dict):
             raise E.bad_request(f"the body of the request must be a {res.kind} object")
         kind, api = obj.get("kind"), obj.get("apiVersion")
@@ -256,8 +255,7 @@ class Registry:
                dry_run: bool = False, field_manager: str | None = None,
                managed: Any = None, owned: bool = False) -> dict[str, Any]:
         """Create ``obj``; its managedFields are ``managed`` (create-on-apply) or an Update by
-        ``field_manager`` (None: not attributed). ``owned``: ``obj`` is the caller's to give
-        away (a decoded request body), so it is not copied first."""
+        ``field_manager`` (None: not attributed). ``owned``: ``obj`` is handed over, not copied."""
         res = self.resource(res)
         ns = self._ns(res, namespace)
         strategy = self.strategy(res)
@@ -338,16 +336,14 @@ class Registry:
         res = self.resource(res)
         ns = self._ns(res, namespace)
         strategy = self.strategy(res)
-        obj = strategy.to_storage(self._check_body(res, obj, ns, name, status_only=subresource == "status"))
-        want_rv = _parse_rv(obj["metadata"].get("resourceVersion"))
+        body = strategy.to_storage(self._check_body(res, obj, ns, name, status_only=subresource == "status"))
+        want_rv = _parse_rv(body["metadata"].get("resourceVersion"))
 
         def change(cur: dict[str, Any]) -> dict[str, Any]:
             if want_rv is not None and want_rv != _parse_rv(cur["metadata"].get("resourceVersion")):
                 raise store_errors.Conflict(res.storage, ns, name, "the object has been modified; please "
                                             "apply your changes to the latest version and try again")
-            # obj is this call's own copy (_check_body) and Store.guaranteed_update runs the
-            # change once: no second copy
-            return obj
+            return body  # our own copy (_check_body), and guaranteed_update runs this once
 
         return self._rmw(res, ns, name, change, subresource, dry_run, field_manager)
 

@@ -10,6 +10,7 @@ create of a body the caller hands over (a decoded request body) is not copied at
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from kubesched.cluster.store import Store
 
 
 @pytest.fixture
-def reg(tmp_path: Path):
+def reg(tmp_path: Path) -> Iterator[Registry]:
     store = Store(tmp_path / "db")
     r = Registry(store, clock=lambda: 1_800_000_000.0)
     r.bootstrap()
