@@ -186,9 +186,11 @@ async def handle(request: Request, state: "ApiServerState", t: Target) -> Respon
     raw = await read_body(request, state.config.max_body_bytes, state.config.body_timeout)
     body = await _decode(raw, request)
     warnings = validate_fields(q, t, method, request.headers.get("content-type", ""), body, raw)
-    if state.policy is not None and not t.subresource and escalation.watched(t.resource.plural, t.resource.group):
+    guarded = state.policy is not None and not t.subresource and \
+        escalation.watched(t.resource.plural, t.resource.group)
+    if guarded:  # a dry run of the same body first: the body must stay as decoded
         await _guard_escalation(request, state, t, body)
-    resp = await _write(request, state, t, body, dry_run, len(raw) <= LOOP_WRITE_BODY)
+    resp = await _write(request, state, t, body, dry_run, len(raw) <= LOOP_WRITE_BODY, owned=not guarded)
     for w in warnings:
         resp.headers.append("Warning", warning_header(w))
     return resp
@@ -219,7 +221,9 @@ async def _on_loop_if(small: bool, state: "ApiServerState", fn: Callable[[], T])
 
 
 async def _write(request: Request, state: "ApiServerState", t: Target, body: Any, dry_run: bool,
-                 small: bool = False) -> Response:
+                 small: bool = False, owned: bool = False) -> Response:
+    """The write; ``owned``: nothing else reads ``body`` afterwards, so a create may keep it
+    instead of copying it."""
     q = request.query_params
     method = request.method
     reg = state.registry
@@ -229,7 +233,7 @@ async def _write(request: Request, state: "ApiServerState", t: Target, body: Any
     if method == "POST":
         if name is None:
             obj = await _on_loop_if(small, state, lambda: reg.create(res, ns, body, dry_run=dry_run,
-                                                                     field_manager=manager))
+                                                                     field_manager=manager, owned=owned))
             return negotiate.respond(accept, obj, 201)
         if subr == "binding":
             return json_response(await _on_loop_if(small, state, lambda: sub.bind(reg, ns or "", name, body, dry_run)),

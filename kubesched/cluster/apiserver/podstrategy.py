@@ -189,6 +189,18 @@ class PodStrategy(Strategy):
         return parse_causes(check_container_claims, obj) or ([] if parsed else parse_causes(Pod.from_dict, obj))
 
     def prepare_update(self, new: dict[str, Any], old: dict[str, Any], subresource: str) -> dict[str, Any]:
+        if subresource == "status":
+            # the stored pod with the new status, as the base class makes it, without its deep
+            # copy: ``old`` is the registry's own fresh parse, read and then dropped, and
+            # nothing below changes the parts shared with it (only the top-level metadata
+            # fields, copied here). A kubelet writes one status per pod start.
+            out = {**old, "metadata": dict(old["metadata"])}
+            if "status" in new:
+                out["status"] = new["status"]
+            else:
+                out.pop("status", None)
+            out["metadata"]["resourceVersion"] = (new.get("metadata") or {}).get("resourceVersion")
+            return out
         out = super().prepare_update(new, old, subresource)
         if subresource == "" and isinstance(out.get("spec"), dict):
             default_pod_spec(out["spec"])
@@ -196,6 +208,8 @@ class PodStrategy(Strategy):
         return out
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any], ctx: Context) -> list[Cause]:
+        if spec_of(new) is spec_of(old):  # a status write keeps the very spec (prepare_update)
+            return []
         a, b = copy.deepcopy(spec_of(new)), spec_of(old)
         for key in ("containers", "initContainers"):
             na, ob = a.get(key) or [], b.get(key) or []

@@ -144,7 +144,11 @@ class Registry:
     def _error(self, exc: StoreError, res: Resource, name: str) -> E.ApiError:
         return E.from_store_error(exc, res.plural, res.group, name)
 
-    def _check_body(self, res: Resource, obj: Any, namespace: str, name: str | None) -> dict[str, Any]:
+    def _check_body(self, res: Resource, obj: Any, namespace: str, name: str | None,
+                    owned: bool = False, status_only: bool = False) -> dict[str, Any]:
+        """The body checked and normalised; a copy unless ``owned`` (a request body just decoded).
+        ``status_only``: a status write keeps only the body's status and resourceVersion
+        (Strategy.prepare_update), so only those and the top-level metadata are copied."""
         if not isinstance(obj, dict):
             raise E.bad_request(f"the body of the request must be a {res.kind} object")
         kind, api = obj.get("kind"), obj.get("apiVersion")
@@ -160,7 +164,12 @@ class Registry:
             raise E.bad_request(f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: '
                                 f"{exc.message}") from None
         shapes.check(res.kind, res.version, obj)  # the fields only this server reads (Events, Leases, ...)
-        obj = copy.deepcopy(obj)
+        if status_only and not owned and isinstance(obj.get("metadata"), dict):
+            obj = {**obj, "metadata": dict(obj["metadata"])}
+            if "status" in obj:
+                obj["status"] = copy.deepcopy(obj["status"])
+        elif not owned:
+            obj = copy.deepcopy(obj)
         obj["kind"], obj["apiVersion"] = res.kind, res.api_version
         meta = obj.get("metadata")
         if meta is None:
@@ -244,13 +253,13 @@ class Registry:
     # -- create ---------------------------------------------------------------------------
     def create(self, res: Resource | str, namespace: str | None, obj: Any, *,
                dry_run: bool = False, field_manager: str | None = None,
-               managed: Any = None) -> dict[str, Any]:
+               managed: Any = None, owned: bool = False) -> dict[str, Any]:
         """Create ``obj``; its managedFields are ``managed`` (create-on-apply) or an Update by
-        ``field_manager`` (None: not attributed)."""
+        ``field_manager`` (None: not attributed). ``owned``: ``obj`` is handed over, not copied."""
         res = self.resource(res)
         ns = self._ns(res, namespace)
         strategy = self.strategy(res)
-        obj = strategy.to_storage(self._check_body(res, obj, ns, None))
+        obj = strategy.to_storage(self._check_body(res, obj, ns, None, owned))
         meta = obj["metadata"]
         base = meta.get("generateName") if not meta.get("name") else None
         if base is not None and not isinstance(base, str):
@@ -260,7 +269,8 @@ class Registry:
         for attempt in range(_MAX_GENERATE_ATTEMPTS):
             if base:
                 meta["name"] = generate_name(base, uuid.uuid4().hex)
-            candidate = copy.deepcopy(obj)
+            # a pristine copy only when a generated name may need another attempt
+            candidate = copy.deepcopy(obj) if base else obj
             self._prepare_create(res, strategy, candidate, ctx, field_manager, managed)
             try:
                 return self.view(res, self._insert(res, ns, candidate, dry_run))
@@ -296,7 +306,8 @@ class Registry:
         name = obj["metadata"]["name"]
         try:
             with self.store.txn() as tx:
-                if res.namespaced and tx.get("core/namespaces", "", ns) is None:
+                ns_obj = tx.get("core/namespaces", "", ns) if res.namespaced else None
+                if res.namespaced and ns_obj is None:
                     if not self.autoprovision_namespaces:
                         raise E.not_found("namespaces", "", ns)
                     nsobj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}
@@ -304,8 +315,9 @@ class Registry:
                                          nsobj, self.context())
                     if not dry_run:
                         tx.create("core/namespaces", "", ns, nsobj)
+                    ns_obj = tx.get("core/namespaces", "", ns)
                 if res.namespaced:
-                    ns_obj = tx.get("core/namespaces", "", ns) or {}
+                    ns_obj = ns_obj or {}
                     if (ns_obj.get("metadata") or {}).get("deletionTimestamp"):
                         raise E.forbidden(res.plural, res.group, name, f"unable to create new content in "
                                           f"namespace {ns} because it is being terminated")
@@ -324,14 +336,14 @@ class Registry:
         res = self.resource(res)
         ns = self._ns(res, namespace)
         strategy = self.strategy(res)
-        obj = strategy.to_storage(self._check_body(res, obj, ns, name))
-        want_rv = _parse_rv(obj["metadata"].get("resourceVersion"))
+        body = strategy.to_storage(self._check_body(res, obj, ns, name, status_only=subresource == "status"))
+        want_rv = _parse_rv(body["metadata"].get("resourceVersion"))
 
         def change(cur: dict[str, Any]) -> dict[str, Any]:
             if want_rv is not None and want_rv != _parse_rv(cur["metadata"].get("resourceVersion")):
                 raise store_errors.Conflict(res.storage, ns, name, "the object has been modified; please "
                                             "apply your changes to the latest version and try again")
-            return copy.deepcopy(obj)
+            return body  # our own copy (_check_body), and guaranteed_update runs this once
 
         return self._rmw(res, ns, name, change, subresource, dry_run, field_manager)
 

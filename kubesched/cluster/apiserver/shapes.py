@@ -103,21 +103,33 @@ def _fits(value: Any, schema: Schema) -> bool:
     return isinstance(value, schema)
 
 
+def _where(kind: str, node: Any) -> str:
+    """The field path of a ``(parent, key)`` chain: ``Pod.status.conditions[0].type``."""
+    parts: list[str] = []
+    while node is not None:
+        node, key = node
+        parts.append(f"[{key}]" if isinstance(key, int) else f".{key}")
+    return kind + "".join(reversed(parts))
+
+
 def check(kind: str, version: str, obj: dict[str, Any]) -> None:
-    """400, naming the field, if a field this server reads has the wrong JSON type."""
+    """400, naming the field, if a field this server reads has the wrong JSON type. The path
+    of each field is a (parent, key) chain, made a string only for the error: every write
+    passes here, and formatting every field's path was most of its cost."""
     schema = {"apiVersion": str, "kind": str, "metadata": OBJECT_META, "spec": dict, "status": dict,
               **KINDS.get(kind, {})}
-    stack: list[tuple[Any, Schema, str]] = [(obj, schema, kind)]
+    stack: list[tuple[Any, Schema, Any]] = [(obj, schema, None)]
     while stack:
-        value, sch, where = stack.pop()
+        value, sch, node = stack.pop()
         if value is None:
             continue  # null is every type's zero value
         if not _fits(value, sch):
             raise E.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: json: cannot '
-                                f"unmarshal {json_type(value)} into Go struct field {where} of type {_want(sch)}")
+                                f"unmarshal {json_type(value)} into Go struct field {_where(kind, node)} of "
+                                f"type {_want(sch)}")
         if isinstance(sch, list):
-            stack.extend((v, sch[0], f"{where}[{i}]") for i, v in enumerate(value))
+            stack.extend((v, sch[0], (node, i)) for i, v in enumerate(value))
         elif isinstance(sch, dict) and "*" in sch:
-            stack.extend((v, sch["*"], f"{where}.{k}") for k, v in value.items())
+            stack.extend((v, sch["*"], (node, k)) for k, v in value.items())
         elif isinstance(sch, dict):
-            stack.extend((value[k], s, f"{where}.{k}") for k, s in sch.items() if k in value)
+            stack.extend((value[k], s, (node, k)) for k, s in sch.items() if k in value)
