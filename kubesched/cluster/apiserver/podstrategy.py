@@ -25,7 +25,7 @@ from kubesched.api.defaults import (
 from kubesched.api.dra import check_container_claims
 from kubesched.api.errors import DecodeError
 from kubesched.api.objects import Node, Pod
-from kubesched.cluster.apiserver.strategy import Admission, Context, Strategy, spec_of
+from kubesched.cluster.apiserver.strategy import Admission, Context, Strategy, spec_of, with_new_status
 from kubesched.cluster.apiserver.validation import (
     Cause, decode_cause, forbidden, invalid, name_problems, required,
 )
@@ -194,13 +194,7 @@ class PodStrategy(Strategy):
             # copy: ``old`` is the registry's own fresh parse, read and then dropped, and
             # nothing below changes the parts shared with it (only the top-level metadata
             # fields, copied here). A kubelet writes one status per pod start.
-            out = {**old, "metadata": dict(old["metadata"])}
-            if "status" in new:
-                out["status"] = new["status"]
-            else:
-                out.pop("status", None)
-            out["metadata"]["resourceVersion"] = (new.get("metadata") or {}).get("resourceVersion")
-            return out
+            return with_new_status({**old, "metadata": dict(old["metadata"])}, new)
         out = super().prepare_update(new, old, subresource)
         if subresource == "" and isinstance(out.get("spec"), dict):
             default_pod_spec(out["spec"])

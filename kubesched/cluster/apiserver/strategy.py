@@ -63,6 +63,17 @@ def spec_of(obj: Mapping[str, Any]) -> dict[str, Any]:
     return spec if isinstance(spec, dict) else {}
 
 
+
+def with_new_status(out: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``out`` (a copy of the stored object) with ``new``'s status and resourceVersion: what
+    a write to the status subresource keeps of its body."""
+    if "status" in new:
+        out["status"] = new["status"]
+    else:
+        out.pop("status", None)
+    out["metadata"]["resourceVersion"] = (new.get("metadata") or {}).get("resourceVersion")
+    return out
+
 class Strategy:
     """Metadata-only behaviour; subclasses add their kind's rules."""
 
@@ -80,13 +91,7 @@ class Strategy:
     def prepare_update(self, new: dict[str, Any], old: dict[str, Any], subresource: str) -> dict[str, Any]:
         """Return the object to store for an update of ``old`` with ``new``."""
         if subresource == "status":
-            out = copy.deepcopy(old)
-            if "status" in new:
-                out["status"] = new["status"]
-            else:
-                out.pop("status", None)
-            out["metadata"]["resourceVersion"] = (new.get("metadata") or {}).get("resourceVersion")
-            return out
+            return with_new_status(copy.deepcopy(old), new)
         if self.status_subresource:
             if "status" in old:
                 new["status"] = copy.deepcopy(old["status"])
