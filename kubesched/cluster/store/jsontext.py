@@ -30,14 +30,17 @@ from typing import Any
 import orjson
 
 _LONG_NUMBER_STR = re.compile(r"[0-9]{19}")
-_LONG_NUMBER_BYTES = re.compile(rb"[0-9]{19}")
+# bytes: every digit mapped to "0", then one substring search (~0.5 µs for a pod's event
+# where the regex takes ~4 µs, more than orjson's parse)
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_NINETEEN_ZEROS = b"0" * 19
 
 
 def loads(text: str | bytes) -> Any:
     """``json.loads(text)``, faster when orjson gives the same values."""
-    long_number = (_LONG_NUMBER_STR.search(text) if isinstance(text, str)
-                   else _LONG_NUMBER_BYTES.search(text))
-    if long_number is None:
+    long_number = (_LONG_NUMBER_STR.search(text) is not None if isinstance(text, str)
+                   else _NINETEEN_ZEROS in text.translate(_DIGITS_TO_ZERO))
+    if not long_number:
         try:
             return orjson.loads(text)
         except orjson.JSONDecodeError:
