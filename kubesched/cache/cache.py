@@ -122,6 +122,17 @@ class Cache:
             del self.nodes[pod.node_name]
             self._nodes_changed = True
 
+    def _replace_on_node(self, old: Pod, new: Pod) -> None:
+        """``_remove_from_node(old)`` then ``_add_to_node(new)``, in one pass when both are
+        on the same node (NodeInfo.replace_pod: the same result). A node already deleted
+        takes the two steps: its NodeInfo may go with its last pod, as it did."""
+        ni = self.nodes.get(old.node_name)
+        if ni is None or ni.node is None or old.node_name != new.node_name or not ni.replace_pod(old, new):
+            self._remove_from_node(old)
+            self._add_to_node(new)
+            return
+        self._dirty.add(new.node_name)
+
     def assume_pod(self, pod: Pod) -> None:
         """``pod.node_name`` is the chosen node; the pod counts there from now on."""
         if pod.uid in self.pod_states:
@@ -159,8 +170,7 @@ class Cache:
             if st.pod.node_name != pod.node_name:
                 log.warning("pod %s was assumed on %s but assigned to %s",
                             pod.key, st.pod.node_name, pod.node_name)
-            self._remove_from_node(st.pod)
-            self._add_to_node(pod)
+            self._replace_on_node(st.pod, pod)
             st.pod, st.assumed, st.deadline = pod, False, None
             return
         if st is not None:
@@ -174,8 +184,7 @@ class Cache:
         if st is None or st.assumed:
             self.add_pod(new)
             return
-        self._remove_from_node(st.pod)
-        self._add_to_node(new)
+        self._replace_on_node(st.pod, new)
         st.pod = new
 
     def remove_pod(self, pod: Pod) -> None:

@@ -153,6 +153,40 @@ class NodeInfo:
                 return True
         return False
 
+    def replace_pod(self, old: Pod, new: Pod) -> bool:
+        """``remove_pod(old)`` then ``add_pod(new)`` (upstream's cache updatePod), with the
+        same lists in the same order; the sums are left alone when both pods add the same
+        amounts (equal requests, no host ports or claims, whose counters a remove and an add
+        would reorder). False, and nothing changed, when ``old`` is absent."""
+        key = old.uid
+        pods = self.pods
+        for i, p in enumerate(pods):
+            if p.uid == key:
+                break
+        else:
+            return False
+        for lst in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
+            for j, q in enumerate(lst):
+                if q.uid == key:
+                    lst[j] = lst[-1]
+                    lst.pop()
+                    break
+        pods[i] = pods[-1]
+        pods.pop()
+        pods.append(new)
+        if pod_with_affinity(new):
+            self.pods_with_affinity.append(new)
+        if pod_with_required_anti_affinity(new):
+            self.pods_with_required_anti_affinity.append(new)
+        if ((p.requests is new.requests or p.requests == new.requests) and p.non0_cpu == new.non0_cpu
+                and p.non0_mem == new.non0_mem and not (p.host_ports or new.host_ports
+                                                        or p.pvc_names or new.pvc_names)):
+            self.generation = next_generation()
+        else:
+            self._update(p, -1)
+            self._update(new, 1)
+        return True
+
     def _update(self, pod: Pod, sign: int) -> None:
         req = self.requested
         for name, v in pod.requests.items():

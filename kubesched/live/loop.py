@@ -65,7 +65,11 @@ class SchedulingLoop:
         self._next_cleanup = t + CLEANUP_ASSUMED_PERIOD
 
     def wake(self) -> None:
-        """Something changed: look for work now (called by handlers and binding threads)."""
+        """Something changed: look for work now (called by handlers and binding threads).
+        Already woken and not yet running a turn: that turn will see the change, made
+        before this call, so a burst of events costs one notify, not one each."""
+        if self._woken:
+            return
         with self._cond:
             self._woken = True
             self._cond.notify()

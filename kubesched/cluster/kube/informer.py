@@ -195,8 +195,12 @@ class Informer(Generic[T]):
             if not cont:
                 return items, str(meta.get("resourceVersion") or "")
 
-    def _decode(self, raw: dict[str, Any]) -> T | None:
+    def _decode(self, raw: dict[str, Any], prev: _Entry[T] | None = None) -> T | None:
+        """``prev``: the stored version of the object, if any (the resource may decode
+        the new one from it)."""
         try:
+            if prev is not None and self.resource.redecode is not None:
+                return self.resource.redecode(prev.obj, raw)  # type: ignore[no-any-return]
             return self.resource.decode(raw)  # type: ignore[no-any-return]
         except Exception as exc:  # noqa: BLE001 - bad objects are skipped, whatever the error
             self.stats.decode_errors += 1
@@ -216,7 +220,7 @@ class Informer(Generic[T]):
                 if prev is not None and prev.rv == item_rv:
                     new[key] = prev
                     continue
-                obj = self._decode(raw)
+                obj = self._decode(raw, prev)
                 if obj is not None:
                     new[key] = _Entry(obj, item_rv)
                 elif prev is not None:
@@ -293,11 +297,11 @@ class Informer(Generic[T]):
             if typ == "DELETED":
                 if prev is not None:
                     del self._store[key]
-                    obj = self._decode(raw)
+                    obj = self._decode(raw, prev)
                     self._call(self.on_delete, obj if obj is not None else prev.obj, False)
             elif typ in ("ADDED", "MODIFIED"):
                 if prev is None or prev.rv != rv:
-                    obj = self._decode(raw)
+                    obj = self._decode(raw, prev)
                     if obj is not None:
                         self._store[key] = _Entry(obj, rv)
                         if prev is None:

@@ -32,6 +32,41 @@ def decode_pod(raw: dict[str, Any]) -> Pod:
     return pod
 
 
+# The metadata a pod's spec-derived fields also read (Pod.from_dict: the labels feed the
+# affinity and spread terms, the name the volumes); the rest of the metadata is not decoded.
+_POD_META_KEYS = ("name", "namespace", "uid", "labels", "annotations", "ownerReferences")
+_ABSENT = object()
+
+
+def redecode_pod(prev: Pod, raw: dict[str, Any]) -> Pod:
+    """A new version of ``prev``: when its spec (but ``nodeName``) and the metadata the
+    decode reads are equal to ``prev``'s, only what a bind or a status write changes is
+    read again (node, nominated node, start time, phase, deletion timestamp) and the rest
+    is ``prev``'s, which decoding the same input would rebuild equal. Each of a pod's
+    watch events after its ADDED (its bind, the kubelet's status writes) is decoded so."""
+    old = prev.raw
+    meta, spec, status = raw.get("metadata"), raw.get("spec"), raw.get("status") or {}
+    ometa, ospec = old.get("metadata"), old.get("spec")
+    if not (type(meta) is dict and type(spec) is dict and type(ometa) is dict and type(ospec) is dict
+            and isinstance(status, dict)):
+        return decode_pod(raw)
+    for k in _POD_META_KEYS:
+        if meta.get(k) != ometa.get(k):
+            return decode_pod(raw)
+    node = spec.get("nodeName")
+    if spec != ospec:
+        if node == ospec.get("nodeName") or len(spec) != len(ospec) + ("nodeName" not in ospec) \
+                or any(v != ospec.get(k, _ABSENT) for k, v in spec.items() if k != "nodeName"):
+            return decode_pod(raw)
+    pod = prev.evolve(raw=raw, node_name=str(node or ""),
+                      nominated_node_name=str(status.get("nominatedNodeName") or ""),
+                      start_time=str(status.get("startTime") or ""),
+                      deletion_timestamp=meta.get("deletionTimestamp"),
+                      phase=str(status.get("phase") or "Pending"), extra={})
+    pod.seq = next(_arrival)
+    return pod
+
+
 def _trusted(cls: Any) -> Callable[[dict[str, Any]], Any]:
     """Decode without re-running the API server's validation: the server did it, and one
     that is newer than ours may accept what we would not."""
@@ -53,6 +88,9 @@ class ApiResource:
     decode: Callable[[dict[str, Any]], Any]
     field_selector: str = ""
     optional: bool = False  # a server without it (404) is an empty informer, not an error
+    # decode a new version of a known object from its previous decoded one (cheaper);
+    # None: ``decode`` alone
+    redecode: Callable[[Any, dict[str, Any]], Any] | None = None
 
     @property
     def prefix(self) -> str:
@@ -70,7 +108,7 @@ class ApiResource:
 
 NODES = ApiResource("", "v1", "nodes", "Node", False, _trusted(Node))
 PODS = ApiResource("", "v1", "pods", "Pod", True, decode_pod,
-                   field_selector="status.phase!=Succeeded,status.phase!=Failed")
+                   field_selector="status.phase!=Succeeded,status.phase!=Failed", redecode=redecode_pod)
 NAMESPACES = ApiResource("", "v1", "namespaces", "Namespace", False, _trusted(Namespace))
 PRIORITY_CLASSES = ApiResource("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False,
                                _trusted(PriorityClass))
