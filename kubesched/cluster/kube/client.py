@@ -216,9 +216,14 @@ class WatchConnection:
         buf = b""
         try:
             for chunk in self._resp.stream(amt=None, decode_content=True):
-                buf += chunk
-                while b"\n" in buf:
-                    line, buf = buf.split(b"\n", 1)
+                if b"\n" not in chunk:
+                    buf += chunk
+                    continue
+                # every complete line of the chunk at once (a chunk may carry many events:
+                # splitting one line off at a time would copy the rest each time)
+                lines = (buf + chunk).split(b"\n")
+                buf = lines.pop()
+                for line in lines:
                     if line.strip():
                         yield loads(line)  # orjson where it gives the same values
             if buf.strip():
