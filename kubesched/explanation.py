@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from kubesched.api.objects import Pod
+from kubesched.framework.outcome import RowNames
 from kubesched.framework.status import Status
 from kubesched.plugins.preemption.evaluator import PreemptionExplanation
 from kubesched.plugins.preemption.ordering import Candidate, StartTimes, score_functions
@@ -191,7 +192,7 @@ class _FilterInputs:
     statuses: dict[str, Status]
     absent: Status | None
     absent_names: tuple[str, ...]
-    skipped: tuple[str, ...]
+    skipped: Sequence[str]
 
     def build(self) -> dict[str, Any]:
         out: dict[str, Any] = dict.fromkeys(self.names, "ok")  # in node order; the others overwritten below
@@ -217,7 +218,9 @@ def record_filter(att: Attempt, statuses: Mapping[str, Status], absent: Status |
     The per-node map (a thousand entries at a thousand nodes) is built only when
     :attr:`Attempt.filter` is read: the live scheduler records every attempt, and few
     are ever asked for."""
-    skipped = tuple(dict.fromkeys(not_evaluated))
+    # a RowNames holds distinct rows (the unvisited part of the filter's visiting order):
+    # kept as it is, its names built only if the verdicts are read
+    skipped = not_evaluated if isinstance(not_evaluated, RowNames) else tuple(dict.fromkeys(not_evaluated))
     att._filter = None
     att._filter_inputs = _FilterInputs(names, dict(statuses), absent, tuple(absent_names), skipped)
     if fast_path_node is not None:

@@ -272,7 +272,8 @@ class Scheduler:
             feasible = feasible[:to_find]
             if self.explain:
                 why = REASON_SAMPLING if fw.has_score_plugins else REASON_NO_SCORE
-                att.evaluation = {"skipped": [table.names[i] for i in order[processed:].tolist()],
+                # the rows' names are built when the attempt's verdicts are read
+                att.evaluation = {"skipped": RowNames(table.names, order[processed:].copy()),
                                   "reason": why.format(found=to_find, processed=processed, total=n)}
 
         err = next((st for st in out.statuses.values() if st.code == Code.Error), None)
@@ -283,7 +284,7 @@ class Scheduler:
 
         def statuses() -> dict[str, Status]:
             failed = out.failed_by
-            if processed < n:
+            if processed < n and failed:
                 visited = set(order[:processed].tolist())
                 failed = {i: p for i, p in failed.items() if i in visited}
             return {table.names[i]: fw.status_of(state, pod, table, out, i) for i in failed}
