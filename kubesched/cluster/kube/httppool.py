@@ -7,9 +7,8 @@ key built, ``Timeout`` and response wrappers), and one through ``http.client`` s
 (the answer's headers go through the ``email`` package's parser). ``kubesched serve
 --scheduler-process`` binds every pod over loopback and writes an Event for each, so for an
 ``http://`` server without a proxy (``serve``'s own) requests go out on connections kept
-here, which speak just enough HTTP/1.1 (one request written in one send; the status line,
-the headers, a body by Content-Length, chunks or the connection's end; informational 1xx
-answers skipped): ~25 µs. TLS, client certificates and proxies stay with the library's
+here: one request written in one send, the answer read by httptools' llhttp parser (a body
+by Content-Length, chunks or the connection's end; informational 1xx answers skipped): ~25 µs. TLS, client certificates and proxies stay with the library's
 pool, which handles them.
 
 A connection is reused last-in first-out and only while the server keeps it open: one
@@ -25,37 +24,81 @@ import socket
 import threading
 import weakref
 
+import httptools
+
 from kubesched.cluster.kube.errors import TransportError
 
 MAX_IDLE = 32  # connections kept open between requests (binds run in parallel)
-MAX_HEAD = 256 * 1024  # the longest status line and headers accepted
-_NO_BODY = frozenset((204, 304))
 
 
 class ProtocolError(Exception):
     """The server's answer is not HTTP/1.x as this client reads it."""
 
 
-class Connection:
-    """One keep-alive HTTP/1.1 connection (not thread-safe: the pool lends it to one caller)."""
+class _Stop(Exception):
+    """Raised from a parser callback to stop reading a HEAD answer at its headers."""
 
-    __slots__ = ("sock", "_buf")
+
+class _Answer:
+    """httptools' callbacks for one exchange: the final answer's status, framing and body.
+    Informational answers (1xx but 101) are read and forgotten, as http.client does."""
+
+    __slots__ = ("parser", "status", "body", "framed", "complete", "extra", "head_only", "keep")
+
+    def __init__(self, head_only: bool) -> None:
+        self.parser = httptools.HttpResponseParser(self)
+        self.status = 0
+        self.body: list[bytes] = []
+        self.framed = False  # a Content-Length or chunked answer (else: the body runs to EOF)
+        self.complete = False
+        self.extra = False  # bytes after the answer, which nobody asked for
+        self.head_only = head_only
+        self.keep = False  # llhttp's verdict, read while the final answer's headers end
+
+    def on_message_begin(self) -> None:
+        if self.complete:
+            self.extra = True
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if name.lower() in (b"content-length", b"transfer-encoding"):
+            self.framed = True
+
+    def on_headers_complete(self) -> None:
+        if self.complete:
+            return
+        self.status = self.parser.get_status_code()
+        self.keep = self.parser.should_keep_alive()
+        if self.head_only and not (100 <= self.status < 200):
+            raise _Stop
+
+    def on_body(self, body: bytes) -> None:
+        if not self.complete:
+            self.body.append(body)
+
+    def on_message_complete(self) -> None:
+        if self.complete:
+            return
+        if 100 <= self.status < 200 and self.status != 101:
+            self.body.clear()  # informational: the real answer follows
+            self.framed = False
+            return
+        self.complete = True
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection (not thread-safe: the pool lends it to one caller).
+    Answers are read by httptools' response parser (llhttp, the parser uvicorn serves with)."""
+
+    __slots__ = ("sock",)
 
     def __init__(self, host: str, port: int, timeout: float) -> None:
         self.sock: socket.socket | None = socket.create_connection((host, port), timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self._buf = bytearray()
 
     def close(self) -> None:
         sock, self.sock = self.sock, None
         if sock is not None:
             sock.close()
-
-    def _fill(self, sock: socket.socket) -> None:
-        data = sock.recv(65536)
-        if not data:
-            raise ProtocolError("the server closed the connection before its answer ended")
-        self._buf += data
 
     def exchange(self, request: bytes, head_only: bool, timeout: float) -> tuple[int, bytes, bool]:
         """Send ``request``; return (status, body, whether the connection may be reused)."""
@@ -64,97 +107,27 @@ class Connection:
             raise ProtocolError("the connection is closed")
         sock.settimeout(timeout)
         sock.sendall(request)
-        buf = self._buf
-        while True:
-            end = buf.find(b"\r\n\r\n")
-            while end < 0:
-                if len(buf) > MAX_HEAD:
-                    raise ProtocolError("the answer's headers are too long")
-                self._fill(sock)
-                end = buf.find(b"\r\n\r\n")
-            lines = bytes(buf[:end]).decode("latin-1").split("\r\n")
-            del buf[:end + 4]
-            version, _, rest = lines[0].partition(" ")
-            code = rest[:3]
-            if not version.startswith("HTTP/1.") or len(code) != 3 or not code.isdigit():
-                raise ProtocolError(f"not an HTTP/1.x status line: {lines[0][:80]!r}")
-            status = int(code)
-            if 100 <= status < 200 and status != 101:
-                continue  # informational (100 Continue): the real answer follows
-            break
-        length: int | None = None
-        chunked = False
-        conn_tokens = ""
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
-            name = name.strip().lower()
-            if name == "content-length":
-                try:
-                    length = int(value.strip())
-                except ValueError:
-                    raise ProtocolError(f"bad Content-Length: {value.strip()[:40]!r}") from None
-                if length < 0:
-                    raise ProtocolError(f"bad Content-Length: {length}")
-            elif name == "transfer-encoding":
-                chunked = "chunked" in value.lower()
-            elif name == "connection":
-                conn_tokens = value.lower()
-        keep = ("close" not in conn_tokens) if version == "HTTP/1.1" else ("keep-alive" in conn_tokens)
-        if head_only or status in _NO_BODY or status < 200:
-            body = b""
-        elif chunked:
-            body = self._chunked(sock)
-        elif length is not None:
-            while len(buf) < length:
-                self._fill(sock)
-            body = bytes(buf[:length])
-            del buf[:length]
-        else:  # delimited by the end of the connection
-            while True:
-                data = sock.recv(65536)
-                if not data:
-                    break
-                buf += data
-            body = bytes(buf)
-            buf.clear()
-            keep = False
-        if buf:  # bytes nobody asked for: do not trust the connection again
-            keep = False
-        return status, body, keep
-
-    def _chunked(self, sock: socket.socket) -> bytes:
-        buf = self._buf
-        out = bytearray()
-        while True:
-            end = buf.find(b"\r\n")
-            while end < 0:
-                if len(buf) > MAX_HEAD:
-                    raise ProtocolError("a chunk size line is too long")
-                self._fill(sock)
-                end = buf.find(b"\r\n")
-            size_text = bytes(buf[:end]).split(b";", 1)[0].strip()
+        answer = _Answer(head_only)
+        parser = answer.parser
+        while not answer.complete:
+            data = sock.recv(65536)
+            if not data:
+                if answer.status >= 200 and not answer.framed and not head_only:
+                    return answer.status, b"".join(answer.body), False  # a body delimited by EOF
+                raise ProtocolError("the server closed the connection before its answer ended")
             try:
-                size = int(size_text, 16)
-            except ValueError:
-                raise ProtocolError(f"bad chunk size: {size_text[:40]!r}") from None
-            del buf[:end + 2]
-            if size == 0:  # the trailer section, ended by an empty line
-                while True:
-                    end = buf.find(b"\r\n")
-                    while end < 0:
-                        if len(buf) > MAX_HEAD:
-                            raise ProtocolError("the trailers are too long")
-                        self._fill(sock)
-                        end = buf.find(b"\r\n")
-                    del buf[:end + 2]
-                    if end == 0:
-                        return bytes(out)
-            while len(buf) < size + 2:
-                self._fill(sock)
-            if buf[size:size + 2] != b"\r\n":
-                raise ProtocolError("a chunk does not end with CRLF")
-            out += buf[:size]
-            del buf[:size + 2]
+                parser.feed_data(data)
+            except httptools.HttpParserCallbackError as exc:
+                if isinstance(exc.__context__, _Stop):  # a HEAD answer: its headers are all of it
+                    return answer.status, b"", False
+                raise ProtocolError(f"not a valid HTTP/1.x answer: {exc}") from exc
+            except httptools.HttpParserError as exc:
+                if answer.complete:  # garbage after a whole answer: drop the connection
+                    answer.extra = True
+                    break
+                raise ProtocolError(f"not a valid HTTP/1.x answer: {exc}") from exc
+        keep = answer.keep and not answer.extra
+        return answer.status, b"".join(answer.body), keep
 
 
 def _dropped(conn: Connection) -> bool:

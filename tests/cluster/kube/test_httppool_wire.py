@@ -1,7 +1,9 @@
 """The pool's HTTP/1.1 reading, against a server that answers with scripted bytes: bodies
 by Content-Length, by chunks (with extensions and trailers), by the connection's end;
 informational answers skipped; ``Connection: close`` and HTTP/1.0 honoured; what is not
-HTTP, or ends early, a TransportError naming the request. Expected bodies are the bytes
+HTTP (as httptools' llhttp parser judges it: a status line that is not HTTP, a Content-Length
+that is not a number, a chunk size that is not hex, a chunk longer than its size), or ends
+early, a TransportError naming the request. Expected bodies are the bytes
 the script sends (RFC 9112's framing, worked by hand)."""
 
 from __future__ import annotations
@@ -110,11 +112,11 @@ def test_connection_close_http10_and_a_body_to_the_end(script: list[Scripted]) -
 
 
 @pytest.mark.parametrize("answer, why", [
-    (b"SSH-2.0-OpenSSH\r\n\r\n", "not an HTTP/1.x status line"),
+    (b"SSH-2.0-OpenSSH\r\n\r\n", "not a valid HTTP/1.x answer"),
     (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort", "closed the connection before its answer ended"),
-    (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", "bad Content-Length"),
-    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "bad chunk size"),
-    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcd\r\n0\r\n\r\n", "does not end with CRLF"),
+    (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", "not a valid HTTP/1.x answer"),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "not a valid HTTP/1.x answer"),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcd\r\n0\r\n\r\n", "not a valid HTTP/1.x answer"),
     (b"", "closed the connection before its answer ended"),
 ])
 def test_broken_answers_are_transport_errors(script: list[Scripted], answer: bytes, why: str) -> None:
@@ -134,3 +136,26 @@ def test_a_silent_server_times_out(script: list[Scripted]) -> None:
     with pytest.raises(TransportError) as info:
         pool.request("GET", "/slow", None, {}, 0.3)
     assert info.value.args[0].startswith("GET /slow: ")
+
+
+def test_a_head_answer_ends_at_its_headers(script: list[Scripted]) -> None:
+    """RFC 9110 §9.3.2: a HEAD answer has no body even with a Content-Length; the pool
+    returns at the headers and does not reuse the connection (it cannot tell the parser
+    the body is absent)."""
+    s, pool = run(script, [
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 42\r\n\r\n", False),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nz", False),
+    ])
+    assert pool.request("HEAD", "/h", None, {}, 5.0) == (200, b"")
+    assert pool.request("GET", "/g", None, {}, 5.0) == (200, b"z")
+    assert s.connections == 2
+
+
+def test_bytes_after_the_answer_drop_the_connection(script: list[Scripted]) -> None:
+    s, pool = run(script, [
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\naHTTP/1.1 200 OK\r\n", False),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb", False),
+    ])
+    assert pool.request("GET", "/1", None, {}, 5.0) == (200, b"a")
+    assert pool.request("GET", "/2", None, {}, 5.0) == (200, b"b")
+    assert s.connections == 2
