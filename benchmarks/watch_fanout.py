@@ -1,0 +1,159 @@
+"""CPU per pod of the fan-out from a store commit to every watcher, as in ``serve`` during
+``kubesched bench --serve`` (issue 16 item 3): a real Store and Registry, the in-process
+informers serve runs (three of pods: the controller manager's, the simulated nodes' with
+their indexes, the garbage collector's metadata-only one; one of every other kind the
+collector and the controllers watch, idle here) and two watch streams consumed and encoded
+as the HTTP layer does (the scheduler's, with its phase field selector, and the bench's).
+
+Per pod, the writes ``bench --serve`` makes: create, binding, the kubelet's Running status,
+an event. The figure is this process's CPU (every thread) per pod, with the watchers and
+without them; the difference is what the fan-out costs.
+
+Run: ``.venv/bin/python benchmarks/watch_fanout.py [PODS [REPS]]`` (default 2000, 3). Compare two
+trees by running it alternately with ``PYTHONPATH=<other tree>``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from kubesched.cluster.apiserver import subresources as sub
+from kubesched.cluster.apiserver.registry import Registry
+from kubesched.cluster.apiserver.resources import TABLE
+from kubesched.cluster.apiserver.watchapi import WatchStream, open_watch
+from kubesched.cluster.apiserver.watchhttp import _encode, _Waker
+from kubesched.cluster.controllers.garbagecollector import collected_resources, metadata_only
+from kubesched.cluster.controllers.informer import Informer, by_namespace, by_node_name
+from kubesched.cluster.nodes import podstatus as PS
+from kubesched.cluster.store import Store
+
+SCHEDULER_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
+
+
+def pod(name: str) -> dict[str, Any]:  # the pod `kubesched bench --serve` POSTs
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "pause",
+                                     "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}]}}
+
+
+def event(i: int) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Event", "metadata": {"name": f"p{i}.1", "namespace": "default"},
+            "involvedObject": {"kind": "Pod", "namespace": "default", "name": f"p{i}"},
+            "reason": "Scheduled", "message": f"Successfully assigned default/p{i} to n1", "type": "Normal",
+            "source": {"component": "default-scheduler"}}
+
+
+class StreamReader:
+    """Serves watch streams as the HTTP layer does: on one event loop (its own thread here,
+    serve's main thread there), woken through the same batching waker, every item encoded."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.waker = _Waker(self.loop)
+        self.streams: list[WatchStream] = []
+        self.bytes = 0
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+
+    def add(self, stream: WatchStream) -> None:
+        self.streams.append(stream)
+        asyncio.run_coroutine_threadsafe(self._pump(stream), self.loop).result()
+
+    async def _pump(self, stream: WatchStream) -> None:
+        wake = asyncio.Event()
+        stream.set_notify(lambda: self.waker.wake(wake))
+        self.loop.create_task(self._serve(stream, wake))
+
+    async def _serve(self, stream: WatchStream, wake: asyncio.Event) -> None:
+        while not stream.closed:
+            wake.clear()
+            items = stream.poll()
+            if items:
+                self.bytes += len(b"".join(_encode(i, None, None) for i in items))  # type: ignore[arg-type]
+            await wake.wait()
+
+    def stop(self) -> None:
+        for s in self.streams:
+            s.close()
+        asyncio.run_coroutine_threadsafe(asyncio.sleep(0.1), self.loop).result()  # the pumps see it
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(5)
+
+
+def run(n: int, watchers: bool) -> float:
+    with tempfile.TemporaryDirectory() as d:
+        store = Store(Path(d) / "db", synchronous="NORMAL")
+        reg = Registry(store)
+        reg.bootstrap()
+        reg.create("nodes", None, {"metadata": {"name": "n1"},
+                                   "status": {"allocatable": {"cpu": "1000", "memory": "1000Gi", "pods": "100000"}}})
+        informers: list[Informer] = []
+        reader: StreamReader | None = None
+        if watchers:
+            kubelet = Informer(reg, "pods")
+            kubelet.add_index("node", by_node_name)
+            kubelet.add_index("namespace", by_namespace)
+            informers += [Informer(reg, "pods"), kubelet]
+            for res in collected_resources():  # the garbage collector: every collected kind
+                informers.append(Informer(reg, f"{res.plural}.{res.group}" if res.group else res.plural,
+                                          transform=metadata_only))
+            for plural in ("nodes", "replicasets.apps", "deployments.apps", "daemonsets.apps", "namespaces"):
+                informers.append(Informer(reg, plural))
+            for inf in informers:
+                inf.start()
+            for inf in informers:
+                assert inf.synced.wait(30)
+            rv = str(store.rv)
+            reader = StreamReader()
+            reader.add(open_watch(reg, "pods", None, resource_version=rv, field_selector=SCHEDULER_SELECTOR))
+            reader.add(open_watch(reg, "pods", "default", resource_version=rv))
+        bodies = [json.loads(json.dumps(pod(f"p{i}"))) for i in range(n)]
+        now = time.time()
+        t = time.process_time()
+        for i, b in enumerate(bodies):
+            reg.create("pods", "default", b, field_manager="python-requests", owned=True)
+            sub.bind(reg, "default", f"p{i}", {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": f"p{i}"},
+                                               "target": {"kind": "Node", "name": "n1"}}, False)
+            p = reg.get("pods", "default", f"p{i}")
+            new = dict(p)
+            new["status"] = PS.running_status(p, now, "10.0.0.1", f"10.1.{i // 250}.{i % 250}")
+            reg.update("pods", "default", f"p{i}", new, subresource="status")
+            last = store.rv  # the last pod event
+            reg.create("events", "default", event(i))
+        deadline = time.monotonic() + 120
+        while any(inf.rv < last for inf in informers if inf.resource == "pods") or \
+                any(st.last_rv < last for st in (reader.streams if reader else [])):
+            if time.monotonic() > deadline:
+                late = [(i.resource, i.rv) for i in informers if i.resource == "pods" and i.rv < last]
+                late += [("stream", st.last_rv) for st in (reader.streams if reader else []) if st.last_rv < last]
+                raise SystemExit(f"watchers did not catch up to {last} within 120 s: {late}")
+            time.sleep(0.005)
+        cpu = time.process_time() - t
+        if reader is not None:
+            reader.stop()
+        for inf in informers:
+            inf.stop()
+        store.close()
+        assert TABLE.resources
+    return cpu
+
+
+def main(n: int, reps: int) -> None:
+    bare, full = [], []
+    for _ in range(reps):  # alternated; the least of each is the least disturbed by the machine
+        bare.append(run(n, False))
+        full.append(run(n, True))
+    b, f = min(bare), min(full)
+    print(f"per pod (4 writes), least of {reps}: without watchers {1e3 * b / n:.3f} ms  with {1e3 * f / n:.3f} ms  "
+          f"fan-out {1e3 * (f - b) / n:.3f} ms")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000, int(sys.argv[2]) if len(sys.argv) > 2 else 3)
