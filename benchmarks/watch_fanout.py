@@ -29,7 +29,7 @@ from kubesched.cluster.apiserver.registry import Registry
 from kubesched.cluster.apiserver.resources import TABLE
 from kubesched.cluster.apiserver.watchapi import WatchStream, open_watch
 from kubesched.cluster.apiserver.watchhttp import _encode, _Waker
-from kubesched.cluster.controllers.garbagecollector import collected_resources, metadata_only
+from kubesched.cluster.controllers.garbagecollector import GarbageCollector
 from kubesched.cluster.controllers.informer import Informer, by_namespace, by_node_name
 from kubesched.cluster.nodes import podstatus as PS
 from kubesched.cluster.store import Store
@@ -96,14 +96,14 @@ def run(n: int, watchers: bool) -> float:
                                    "status": {"allocatable": {"cpu": "1000", "memory": "1000Gi", "pods": "100000"}}})
         informers: list[Informer] = []
         reader: StreamReader | None = None
+        gc: GarbageCollector | None = None
         if watchers:
             kubelet = Informer(reg, "pods")
             kubelet.add_index("node", by_node_name)
             kubelet.add_index("namespace", by_namespace)
             informers += [Informer(reg, "pods"), kubelet]
-            for res in collected_resources():  # the garbage collector: every collected kind
-                informers.append(Informer(reg, f"{res.plural}.{res.group}" if res.group else res.plural,
-                                          transform=metadata_only))
+            gc = GarbageCollector(reg)  # its informers: every collected kind, metadata only
+            gc.start()
             for plural in ("nodes", "replicasets.apps", "deployments.apps", "daemonsets.apps", "namespaces"):
                 informers.append(Informer(reg, plural))
             for inf in informers:
@@ -140,6 +140,8 @@ def run(n: int, watchers: bool) -> float:
             reader.stop()
         for inf in informers:
             inf.stop()
+        if gc is not None:
+            gc.stop()
         store.close()
         assert TABLE.resources
     return cpu

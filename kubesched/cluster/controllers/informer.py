@@ -9,10 +9,7 @@ from the list's resourceVersion with :func:`~kubesched.cluster.apiserver.watchap
   from the last revision applied; a resume that is too old (410 Gone) re-lists, and the
   difference between the cache and the new list is delivered as adds, updates and deletes;
 * handlers receive ``(old, new)``: ``(None, obj)`` for an add, ``(obj, None)`` for a
-  delete; they should only enqueue work. They run on the informer's thread while it
-  lists, and on the store's informer dispatcher (:mod:`.dispatch`) for watch events: one
-  thread serves the watches of every informer of the store, so a commit wakes one thread,
-  not one per informer;
+  delete; they run on the informer's thread and should only enqueue work;
 * :meth:`Informer.wait_for` lets a controller read its own writes: it blocks until the
   cache has applied a given resourceVersion (what upstream's "expectations" achieve).
 
@@ -32,7 +29,6 @@ from typing import Any
 from kubesched.cluster.apiserver.errors import ApiError
 from kubesched.cluster.apiserver.registry import Registry
 from kubesched.cluster.apiserver.watchapi import BOOKMARK, DELETED, ERROR, WatchItem, WatchStream, open_watch
-from kubesched.cluster.controllers.dispatch import dispatcher_for
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +69,6 @@ class Informer:
         self._stopping = threading.Event()
         self._stream: WatchStream | None = None
         self._thread: threading.Thread | None = None
-        self._ended = threading.Event()  # the dispatcher saw the current watch end
-        self._serving = threading.Lock()  # the dispatcher's turn vs. this informer's thread
 
     # -- configuration (before start) -------------------------------------------------------
     def add_handler(self, fn: Handler) -> None:
@@ -121,7 +115,6 @@ class Informer:
 
     def stop(self) -> None:
         self._stopping.set()
-        self._ended.set()
         stream = self._stream
         if stream is not None:
             stream.close()
@@ -151,8 +144,6 @@ class Informer:
                 self._stopping.wait(1.0)
 
     def _relist(self) -> None:
-        # no watch is being served now (``_stream`` is None), so this informer's thread
-        # alone changes the cache
         page = self.registry.list(self.resource, self.namespace, field_selector=self.field_selector)
         fresh = {}
         for raw in page["items"]:
@@ -175,41 +166,20 @@ class Informer:
         self.synced.set()
 
     def _watch(self) -> None:
-        """Watch from the last revision applied until the watch ends; the store's dispatcher
-        applies the events meanwhile (:meth:`serve_watch`)."""
         stream = open_watch(self.registry, self.resource, self.namespace, resource_version=str(self._rv),
                             field_selector=self.field_selector)
-        dispatcher = dispatcher_for(self.registry.store, "store")
-        with self._serving:
-            self._stream = stream
-            self._ended.clear()
-        dispatcher.join()
+        self._stream = stream
         try:
             if self._stopping.is_set():
                 return
-            stream.set_notify(lambda: dispatcher.ready(self))
-            dispatcher.ready(self)  # what the stream holds already
-            while not self._stopping.is_set() and not self._ended.wait(_WATCH_POLL):
-                # quiet for a while: take the revisions other kinds' commits moved the
-                # store to (a watcher is woken only by its own kinds' events)
-                self.serve_watch()
+            while not self._stopping.is_set():
+                items = stream.next(_WATCH_POLL)
+                self._apply(items, None if stream.overflowed else stream.last_rv)
+                if stream.closed and not items:
+                    return  # resume from the last revision applied
         finally:
-            stream.set_notify(None)
             stream.close()
-            with self._serving:
-                self._stream = None
-            dispatcher.leave()
-
-    def serve_watch(self) -> None:
-        """Apply what the current watch buffered; note its end (on the dispatcher thread)."""
-        with self._serving:
-            stream = self._stream
-            if stream is None or self._ended.is_set():
-                return
-            items = stream.poll()
-            self._apply(items, None if stream.overflowed else stream.last_rv)
-            if stream.closed:
-                self._ended.set()  # resume from the last revision applied
+            self._stream = None
 
     def _apply(self, items: list[WatchItem], upto: int | None) -> None:
         events: list[tuple[Obj | None, Obj | None]] = []
