@@ -35,7 +35,6 @@ from typing import Any, TypeVar
 from kubesched.cluster.store import schema
 from kubesched.cluster.store.errors import AlreadyExists, Conflict, Expired, NotFound
 from kubesched.cluster.store.jsontext import dumps, loads
-from kubesched.cluster.store.latest import LatestEvents
 from kubesched.cluster.store.loopwrite import LoopWrites
 from kubesched.cluster.store.watch import (
     ADDED, DEFAULT_CAPACITY, DELETED, MODIFIED, StoredEvent, Watcher, WatchHub,
@@ -162,7 +161,6 @@ class Txn:
                            (ev.rv, ev.type, ev.kind, ev.namespace, ev.name, ev.data, ev.prev))
         # The caller may keep mutating the object it passed; consumers parse the text.
         ev._obj = None
-        self._store._latest.note(ev)
         self.events.append(ev)
 
 
@@ -199,7 +197,6 @@ class Store:
         self._readers_lock = threading.Lock()
         self._since_compaction = 0
         self.hub = WatchHub()
-        self._latest = LatestEvents()  # prev_obj() from the previous event's parse (.latest)
         self.closed = False
         log.info("store %s opened at revision %d (compacted %d)", self.path, self._rv, self._compacted)
 

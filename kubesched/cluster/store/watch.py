@@ -17,9 +17,9 @@ Two kinds of consumers read a watcher:
 Events carry the object's JSON text exactly as stored, so an HTTP stream writes it out
 without re-encoding (:meth:`StoredEvent.frame` builds a stream line once for every stream);
 :meth:`StoredEvent.obj` parses it once and caches the result, which is shared by every
-consumer and must not be mutated. A MODIFIED event's object before the change is the
-previous event's object of the same key, whose parse the store links to (``prev_event``)
-instead of parsing the ``prev`` text again, when that text is the same.
+consumer and must not be mutated. (Taking a MODIFIED event's object-before from the
+previous event's parse instead of parsing ``prev`` was tried: keeping recent events to link
+to kept their parses alive, and the cyclic GC's work on them cost more than the parse.)
 
 The hub's cost per commit does not grow with watchers of other kinds: it pushes only to
 the watchers of the commit's kinds; the others learn that the hub moved on from
@@ -57,9 +57,6 @@ class StoredEvent:
     prev: str | None = None  # the object before a MODIFIED change
     _obj: Any = field(default=None, repr=False)
     _prev_obj: Any = field(default=None, repr=False)
-    # the event whose ``data`` is this one's ``prev`` (set by the store, one level deep:
-    # linking a newer event to this one unlinks this one, so no chain of versions is kept)
-    prev_event: "StoredEvent | None" = field(default=None, repr=False)
     _frame: bytes | None = field(default=None, repr=False)
 
     def obj(self) -> dict[str, Any]:
@@ -69,17 +66,12 @@ class StoredEvent:
         return self._obj  # type: ignore[no-any-return]
 
     def prev_obj(self) -> dict[str, Any] | None:
-        """The object before a MODIFIED change, parsed once (or the previous event's parse
-        of the same text); shared: never mutate it."""
+        """The object before a MODIFIED change, parsed once; shared: never mutate it."""
         if self.prev is None:
             return None
-        prev = self._prev_obj  # locals only: the store's writer may unlink this concurrently
-        if prev is None:
-            src = self.prev_event
-            prev = src.obj() if src is not None else loads(self.prev)
-            self._prev_obj = prev
-            self.prev_event = None
-        return prev  # type: ignore[no-any-return]
+        if self._prev_obj is None:
+            self._prev_obj = loads(self.prev)
+        return self._prev_obj  # type: ignore[no-any-return]
 
     def frame(self, type_: str) -> bytes:
         """The JSON watch-stream line ``{"type":...,"object":<stored text>}`` of this event
