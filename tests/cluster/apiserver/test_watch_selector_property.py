@@ -1,8 +1,9 @@
 """Watches with selectors after the fan-out was made cheaper (pushes by kind, ``seen``
 taken from the hub, shared stream lines): for random sequences of label changes, deletes
 and re-creates, each watch reports exactly what upstream's watch cache reports
-(``staging/src/k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go``, ``convertToWatchEvent``): an object entering the selector is ADDED, one staying is
-MODIFIED, one leaving is DELETED, one outside it is not sent; all in revision order.
+(``staging/src/k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go``, ``convertToWatchEvent``):
+an object entering the selector is ADDED, one staying is MODIFIED, one leaving is DELETED,
+one outside it is not sent; all in revision order.
 Expected events come from a model of the labels, computed before each write."""
 
 from __future__ import annotations
