@@ -1,16 +1,19 @@
 """CPU per pod of the fan-out from a store commit to every watcher, as in ``serve`` during
-``kubesched bench --serve`` (issue 16 item 3): a real Store and Registry, the in-process
-informers serve runs (three of pods: the controller manager's, the simulated nodes' with
-their indexes, the garbage collector's metadata-only one; one of every other kind the
-collector and the controllers watch, idle here) and two watch streams consumed and encoded
-as the HTTP layer does (the scheduler's, with its phase field selector, and the bench's).
+``kubesched bench --serve`` (issue 16 item 3): a real Store and Registry; the in-process
+informers serve runs (the real garbage collector, with an informer of every collected kind,
+pods included, and its handlers; two more pod informers, the controller manager's and the
+simulated kubelets' with their indexes; informers of nodes, ReplicaSets, Deployments,
+DaemonSets and namespaces) and two pod watch streams served on an event loop through the
+HTTP layer's waker and encoder (the scheduler's, with its phase field selector, and the
+bench's).
 
 Per pod, the writes ``bench --serve`` makes: create, binding, the kubelet's Running status,
-an event. The figure is this process's CPU (every thread) per pod, with the watchers and
-without them; the difference is what the fan-out costs.
+an event. The figure is this process's CPU (every thread) per pod with no watchers, and
+what the streams, the informers and both add to it (the fan-out), the least of REPS
+alternated runs.
 
-Run: ``.venv/bin/python benchmarks/watch_fanout.py [PODS [REPS]]`` (default 2000, 3). Compare two
-trees by running it alternately with ``PYTHONPATH=<other tree>``.
+Run: ``.venv/bin/python benchmarks/watch_fanout.py [PODS [REPS]]`` (default 2000, 3). Compare
+two trees by running a copy of it from outside the tree with ``PYTHONPATH=<other tree>``.
 """
 
 from __future__ import annotations
