@@ -56,6 +56,8 @@ def _encode(item: WatchItem, table: tuple[str, float] | None, target: Target, pr
         obj = item.obj if item.obj is not None else item.object()
         tab = to_table(target.resource, [obj], table[1], include_object=table[0])
         return (dumps({"type": item.type, "object": tab}) + "\n").encode()
+    if item.stored is not None and item.data is not None:
+        return item.stored.frame(item.type)  # built once for every stream of the event
     if item.data is not None:
         return f'{{"type":"{item.type}","object":{item.data}}}\n'.encode()
     return (dumps({"type": item.type, "object": item.obj}) + "\n").encode()
@@ -171,12 +173,16 @@ class _Waker:
     batch, not one per watch: a commit seen by two thousand watches costs the writer (which
     holds the store's lock while it publishes) one self-pipe write, not two thousand."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, loop_thread: int | None = None) -> None:
         self.loop = loop
+        self.loop_thread = loop_thread  # the loop's thread id, when known
         self._lock = threading.Lock()
         self._pending: list[asyncio.Event] = []
 
     def wake(self, event: asyncio.Event) -> None:
+        if self.loop_thread is not None and threading.get_ident() == self.loop_thread:
+            event.set()  # a write committed on the loop itself (write_on_loop): no hand-off
+            return
         with self._lock:
             self._pending.append(event)
             if len(self._pending) > 1:
@@ -197,7 +203,7 @@ class _Waker:
 def _waker(state: "ApiServerState", loop: asyncio.AbstractEventLoop) -> _Waker:
     waker = getattr(state, "watch_waker", None)
     if not isinstance(waker, _Waker) or waker.loop is not loop:
-        waker = _Waker(loop)
+        waker = _Waker(loop, threading.get_ident())  # called on the loop's thread
         state.watch_waker = waker
     return waker
 

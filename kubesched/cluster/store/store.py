@@ -85,7 +85,7 @@ class Txn:
     def get(self, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
         row = self._conn.execute("SELECT data FROM objects WHERE kind=? AND namespace=? AND name=?",
                                  (kind, namespace, name)).fetchone()
-        return None if row is None else dict(loads(row[0]))
+        return None if row is None else loads(row[0])
 
     def list(self, kind: str, namespace: str | None = None) -> builtins.list[dict[str, Any]]:
         if namespace is None:

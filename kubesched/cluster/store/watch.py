@@ -15,8 +15,16 @@ Two kinds of consumers read a watcher:
   e.g. ``loop.call_soon_threadsafe(event.set)``), then :meth:`Watcher.drain` reads.
 
 Events carry the object's JSON text exactly as stored, so an HTTP stream writes it out
-without re-encoding; :meth:`StoredEvent.obj` parses it once and caches the result, which
-is shared by every consumer and must not be mutated.
+without re-encoding (:meth:`StoredEvent.frame` builds a stream line once for every stream);
+:meth:`StoredEvent.obj` parses it once and caches the result, which is shared by every
+consumer and must not be mutated. (Taking a MODIFIED event's object-before from the
+previous event's parse instead of parsing ``prev`` was tried: keeping recent events to link
+to kept their parses alive, and the cyclic GC's work on them cost more than the parse.)
+
+The hub's cost per commit does not grow with watchers of other kinds: it pushes only to
+the watchers of the commit's kinds; the others learn that the hub moved on from
+:attr:`WatchHub.published` when they drain (what ``seen`` reports, read before the buffer
+is taken, so it never announces a revision whose events are not in the buffer taken).
 """
 
 from __future__ import annotations
@@ -49,6 +57,7 @@ class StoredEvent:
     prev: str | None = None  # the object before a MODIFIED change
     _obj: Any = field(default=None, repr=False)
     _prev_obj: Any = field(default=None, repr=False)
+    _frame: bytes | None = field(default=None, repr=False)
 
     def obj(self) -> dict[str, Any]:
         """The object, parsed once; shared by all consumers: never mutate it."""
@@ -57,11 +66,22 @@ class StoredEvent:
         return self._obj  # type: ignore[no-any-return]
 
     def prev_obj(self) -> dict[str, Any] | None:
+        """The object before a MODIFIED change, parsed once; shared: never mutate it."""
         if self.prev is None:
             return None
         if self._prev_obj is None:
             self._prev_obj = loads(self.prev)
         return self._prev_obj  # type: ignore[no-any-return]
+
+    def frame(self, type_: str) -> bytes:
+        """The JSON watch-stream line ``{"type":...,"object":<stored text>}`` of this event
+        as ``type_`` (a selector can turn MODIFIED into ADDED or DELETED); the line of the
+        event's own type is built once for every stream that sends the stored text as is."""
+        if type_ != self.type:
+            return f'{{"type":"{type_}","object":{self.data}}}\n'.encode()
+        if self._frame is None:
+            self._frame = f'{{"type":"{type_}","object":{self.data}}}\n'.encode()
+        return self._frame
 
 
 class Watcher:
@@ -78,6 +98,7 @@ class Watcher:
         self.closed = False
         self.overflowed = False
         self.seen_rv = 0  # every event of this watcher's kinds up to here has been pushed
+        self._waiters = 0  # threads blocked in get(): notified only when there are some
 
     def wants(self, kind: str) -> bool:
         return self.kinds is None or kind in self.kinds
@@ -88,18 +109,19 @@ class Watcher:
         with self._cond:
             if self.closed:
                 return
-            self.seen_rv = max(self.seen_rv, upto)
+            if upto > self.seen_rv:
+                self.seen_rv = upto
             if not events:
                 return
-            for ev in events:
-                if len(self._buf) >= self.capacity:
-                    self.overflowed = True
-                    self.closed = True
-                    self._buf.clear()
-                    log.warning("watcher terminated: more than %d undelivered events", self.capacity)
-                    break
-                self._buf.append(ev)
-            self._cond.notify_all()
+            if len(self._buf) + len(events) <= self.capacity:
+                self._buf.extend(events)
+            else:
+                self.overflowed = True
+                self.closed = True
+                self._buf.clear()
+                log.warning("watcher terminated: more than %d undelivered events", self.capacity)
+            if self._waiters:
+                self._cond.notify_all()
             notify = self._notify
         if notify is not None:
             notify()
@@ -114,24 +136,34 @@ class Watcher:
     def drain(self) -> tuple[list[StoredEvent], int]:
         """Every buffered event, without waiting, and the revision up to which nothing
         else of this watcher's kinds happened (what a bookmark may announce)."""
+        published = self._hub.published  # before the buffer: see the module's docstring
         with self._cond:
             out = list(self._buf)
             self._buf.clear()
-            return out, self.seen_rv
+            return out, self._seen(published)
 
     def get(self, timeout: float | None = None) -> tuple[list[StoredEvent], int]:
         """Like :meth:`drain`, waiting up to ``timeout`` seconds for an event."""
         with self._cond:
             if not self._buf and not self.closed:
-                self._cond.wait(timeout)
-            out = list(self._buf)
-            self._buf.clear()
-            return out, self.seen_rv
+                self._waiters += 1
+                try:
+                    self._cond.wait(timeout)
+                finally:
+                    self._waiters -= 1
+        return self.drain()
+
+    def _seen(self, published: int) -> int:
+        # a closed watcher receives nothing more: what it saw was fixed when it closed
+        return self.seen_rv if self.closed or published < self.seen_rv else published
 
     def close(self) -> None:
         """Stop receiving events and wake the consumer (idempotent)."""
+        published = self._hub.published
         with self._cond:
-            self.closed = True
+            if not self.closed:
+                self.seen_rv = self._seen(published)
+                self.closed = True
             self._cond.notify_all()
             notify = self._notify
         self._hub.remove(self)
@@ -145,6 +177,19 @@ class WatchHub:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._watchers: set[Watcher] = set()
+        self.published = 0  # every event up to this revision has been pushed to its watchers
+        # who gets what, rebuilt when a watcher comes or goes (publish reads it without the lock)
+        self._routes: tuple[dict[str, tuple[Watcher, ...]], tuple[Watcher, ...]] = ({}, ())
+
+    def _reroute(self) -> None:
+        single: dict[str, list[Watcher]] = {}
+        other: list[Watcher] = []
+        for w in self._watchers:
+            if w.only is not None:
+                single.setdefault(w.only, []).append(w)
+            else:
+                other.append(w)
+        self._routes = ({k: tuple(v) for k, v in single.items()}, tuple(other))
 
     def new_watcher(self, kinds: Iterable[str] | None, backlog: list[StoredEvent], upto: int,
                     capacity: int = DEFAULT_CAPACITY) -> Watcher:
@@ -155,29 +200,34 @@ class WatchHub:
         w.push(backlog, upto)
         with self._lock:
             self._watchers.add(w)
+            self._reroute()
         return w
 
     def remove(self, w: Watcher) -> None:
         with self._lock:
-            self._watchers.discard(w)
+            if w in self._watchers:
+                self._watchers.discard(w)
+                self._reroute()
 
     def publish(self, events: list[StoredEvent]) -> None:
+        """Push a commit's events (in revision order) to the watchers of their kinds; called
+        by the store's writer, one commit at a time."""
         if not events:
             return
         upto = events[-1].rv
-        with self._lock:
-            watchers = list(self._watchers)
+        single, other = self._routes
         by_kind: dict[str, list[StoredEvent]] = {}  # grouped once, not filtered per watcher
         for e in events:
             by_kind.setdefault(e.kind, []).append(e)
-        none: list[StoredEvent] = []
-        for w in watchers:
+        for kind, evs in by_kind.items():
+            for w in single.get(kind, ()):
+                w.push(evs, upto)
+        for w in other:
             if w.kinds is None:
                 w.push(events, upto)
-            elif w.only is not None:
-                w.push(by_kind.get(w.only, none), upto)
             else:
                 w.push([e for e in events if e.kind in w.kinds], upto)
+        self.published = upto  # after the pushes: see the module's docstring
 
     def count(self) -> int:
         with self._lock:

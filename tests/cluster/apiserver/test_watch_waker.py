@@ -42,3 +42,29 @@ def test_a_closed_loop_drops_pending_wakeups() -> None:
     waker.wake(event)  # no exception: nothing waits on a closed loop
     waker.wake(event)
     assert waker._pending == []
+
+
+def test_a_write_committed_on_the_loop_wakes_its_watches_without_a_handoff() -> None:
+    async def run() -> tuple[bool, int]:
+        loop = asyncio.get_running_loop()
+        waker = _Waker(loop, threading.get_ident())
+        handoffs = 0
+        real = loop.call_soon_threadsafe
+
+        def counting(*args: object) -> object:
+            nonlocal handoffs
+            handoffs += 1
+            return real(*args)  # type: ignore[arg-type]
+
+        loop.call_soon_threadsafe = counting  # type: ignore[method-assign]
+        on_loop, from_thread = asyncio.Event(), asyncio.Event()
+        waker.wake(on_loop)  # as the store's publish does inside write_on_loop
+        set_at_once = on_loop.is_set()
+        writer = threading.Thread(target=waker.wake, args=(from_thread,))
+        writer.start()
+        await asyncio.wait_for(from_thread.wait(), 30)
+        writer.join()
+        return set_at_once, handoffs
+
+    set_at_once, handoffs = asyncio.run(run())
+    assert set_at_once and handoffs == 1  # only the other thread's wake-up was handed over
