@@ -432,3 +432,49 @@ def test_shapes_error_names_the_field_the_walk_names() -> None:
         shapes.check("Event", "v1", obj)
     assert info.value.message == ('Event in version "v1" cannot be handled as a Event: json: cannot unmarshal '
                                   'number into Go struct field Event.regarding.kind of type string')
+
+
+# -- unknown fields: the one-pass judgement and the walk that names them ----------------------
+def _dict_nodes(v: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    todo = [v]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, dict):
+            out.append(x)
+            todo.extend(x.values())
+        elif isinstance(x, list):
+            todo.extend(x)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(OBJECTS + [("Pod", {**POD, "spec": {**POD["spec"], "affinity": {"nodeAffinity": {
+    "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "a", "operator": "In", "values": ["b"]}]}]}}}}})]),
+       st.lists(st.tuples(st.integers(0, 1000), st.sampled_from(["bogus", "$patch", "x-y"])), max_size=3))
+def test_unknown_fields_one_pass_agrees_with_the_walk(kind_obj: tuple[str, dict[str, Any]],
+                                                      inserts: list[tuple[int, str]]) -> None:
+    from kubesched.cluster.apiserver.typedefs.dsl import DEFS
+    from kubesched.cluster.apiserver.typedefs.validate import _any_unknown, _walk
+
+    kind, obj = kind_obj
+    obj = json.loads(json.dumps(obj))
+    nodes = _dict_nodes(obj)
+    for where, key in inserts:
+        nodes[where % len(nodes)][key] = {"n": 1}
+    group = "events.k8s.io" if kind == "Event" else ""
+    defname = definition_for(group, "v1", kind)
+    walked: list[str] = []
+    _walk(obj, DEFS[defname], "", walked, False)  # the walk that names them, on its own
+    assert _any_unknown(obj, DEFS[defname]) is bool(walked)
+
+
+def test_unknown_fields_found_and_named() -> None:
+    pod = json.loads(json.dumps(POD))
+    pod["spec"]["containers"][0]["bogus"] = 1
+    pod["metadata"]["labels"] = {"free": "form"}  # a map: any key
+    pod["$patch"] = "x"  # directives are not fields
+    from kubesched.cluster.apiserver.typedefs.validate import unknown_fields
+    assert unknown_fields(pod, definition_for("", "v1", "Pod")) == ["spec.containers[0].bogus"]
+    assert unknown_fields(POD, definition_for("", "v1", "Pod")) == []

@@ -25,8 +25,39 @@ def unknown_fields(value: Any, defname: str, keyed: bool = False) -> list[str]:
     as the JSON decoder says it), or with ``keyed`` by their list-map keys
     (``spec.containers[name="c"].bar``, as server-side apply says it)."""
     out: list[str] = []
-    _walk(value, DEFS[defname], "", out, keyed)
+    d = DEFS[defname]
+    if _any_unknown(value, d):  # paths are made only when there is one to name
+        _walk(value, d, "", out, keyed)
     return out
+
+
+def _any_unknown(value: Any, d: Any) -> bool:
+    """Whether :func:`_walk` would find an unknown field in ``value`` (the same descent)."""
+    if not isinstance(value, dict):
+        return False
+    fields, closed = d.fields, not d.open
+    for k, v in value.items():
+        t = fields.get(k)
+        if t is None:
+            if closed and not k.startswith("$"):
+                return True
+            continue
+        if k.startswith("$"):
+            continue
+        if _any_unknown_type(v, t):
+            return True
+    return False
+
+
+def _any_unknown_type(value: Any, t: T) -> bool:
+    d = resolve(t)
+    if d is not None:
+        return _any_unknown(value, d)
+    if t.kind == "array" and isinstance(value, list) and t.item is not None:
+        return any(_any_unknown_type(v, t.item) for v in value)
+    if t.kind == "map" and isinstance(value, dict) and t.item is not None:
+        return any(_any_unknown_type(v, t.item) for v in value.values())
+    return False
 
 
 def _item(v: Any, i: int, t: T, keyed: bool) -> str:
