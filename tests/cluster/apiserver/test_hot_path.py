@@ -167,7 +167,7 @@ def _objects_text(draw: Any, depth: int = 0) -> str:
     return json.dumps(draw(st.sampled_from(["x", '":', 'a\\":', 1, None, '"', "\\"])))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_surely_unique_never_hides_a_duplicate(data: Any) -> None:
     raw = _objects_text(data.draw).encode()
@@ -404,7 +404,7 @@ def _shaped(draw: Any, sch: Any, depth: int = 0) -> Any:
     return {str: "text", int: 7, bool: False, dict: {"x": 1}, float: 1.5}[sch]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.sampled_from(sorted(shapes.KINDS) + ["Unknown"]), st.data())
 def test_shapes_one_pass_agrees_with_the_walk(kind: str, data: Any) -> None:
     schema = shapes._root(kind)
