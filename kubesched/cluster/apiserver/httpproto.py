@@ -22,13 +22,6 @@ this module added, so :func:`with_header_timeout` adds them:
   connection is closed;
 * methods llhttp does not know (``FOO``) get the 405 ``Status`` kube-apiserver gives any
   method it does not serve, not a bare 400.
-
-And one thing for speed: uvicorn writes a response's head and its body in two writes, so
-two ``send`` system calls and two TCP segments per response (with ``TCP_NODELAY``), and a
-client reads each. :class:`_OneWriteResponse` holds the head of a response with a
-``Content-Length`` until the body's first write and sends both in one; the bytes and their
-order are unchanged, and streamed (chunked) responses, watches above all, and ``HEAD``
-answers are written as uvicorn writes them.
 """
 
 from __future__ import annotations
@@ -36,10 +29,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-from typing import Any
 
 import httptools
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from kubesched.cluster.apiserver import errors as E
 from kubesched.cluster.store import dumps
@@ -70,48 +62,6 @@ class _HeadTooLarge(Exception):
     """Raised from a parser callback: llhttp stops and uvicorn answers (see send_400_response)."""
 
 
-class _OneWriteResponse:
-    """A request cycle's transport: the head of a fixed-length response goes out with the
-    first write of its body (or at ``close``); every other write is passed through."""
-
-    __slots__ = ("_transport", "_cycle", "_head", "_started")
-
-    def __init__(self, transport: asyncio.Transport, cycle: RequestResponseCycle) -> None:
-        self._transport = transport
-        self._cycle = cycle
-        self._head: bytes | None = None
-        self._started = False  # a write after the response started went through or is held
-
-    def write(self, data: bytes) -> None:
-        head = self._head
-        if head is not None:
-            self._head = None
-            self._transport.write(head + data)
-            return
-        cycle = self._cycle
-        if not self._started and cycle.response_started:
-            self._started = True
-            # the head of a response whose body follows (uvicorn has just read its length)
-            if cycle.chunked_encoding is False and cycle.expected_content_length > 0 and \
-                    cycle.scope.get("method") != "HEAD" and not cycle.response_complete:
-                self._head = data
-                return
-        self._transport.write(data)
-
-    def close(self) -> None:
-        head = self._head
-        if head is not None:
-            self._head = None
-            self._transport.write(head)
-        self._transport.close()
-
-    def is_closing(self) -> bool:
-        return self._transport.is_closing()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._transport, name)
-
-
 def with_header_timeout(seconds: float = READ_HEADER_TIMEOUT,
                         max_head_bytes: int = MAX_HEAD_BYTES) -> type[HttpToolsProtocol]:
     """An HttpToolsProtocol class whose clients must send request heads of at most
@@ -124,7 +74,6 @@ def with_header_timeout(seconds: float = READ_HEADER_TIMEOUT,
         _awaiting_head = True  # between a response (or the connection's start) and a whole head
         _head_bytes = 0
         _too_large = False
-
         _head_deadline = 0.0
 
         def _arm(self) -> None:
@@ -202,9 +151,6 @@ def with_header_timeout(seconds: float = READ_HEADER_TIMEOUT,
         def on_headers_complete(self) -> None:
             self._awaiting_head = False  # the timer, if pending, lapses when it fires
             super().on_headers_complete()
-            cycle = self.cycle
-            if cycle is not None and cycle.transport is self.transport:  # not yet run: its task is queued
-                cycle.transport = _OneWriteResponse(self.transport, cycle)  # type: ignore[assignment]
 
         def send_400_response(self, msg: str) -> None:
             if not self._too_large:
