@@ -38,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.cluster.apiserver.batchwrite import update_many
 from kubesched.cluster.apiserver.errors import ApiError
 from kubesched.cluster.apiserver.registry import Registry
 from kubesched.cluster.controllers.base import (
@@ -101,6 +102,7 @@ def internal_ip(node: Obj) -> str:
 
 class NodeAgent(Controller[AgentKey]):
     name = "node-agent"
+    batch = 32  # pods' status writes made in one transaction (:mod:`..apiserver.batchwrite`)
 
     def __init__(self, registry: Registry, nodes: Informer, pods: Informer, options: AgentOptions = AgentOptions(),
                  clock: Callable[[], float] | None = None) -> None:
@@ -119,6 +121,7 @@ class NodeAgent(Controller[AgentKey]):
         self._ips: dict[str, dict[str, tuple[str, str]]] = {}  # node -> ip -> (ns, name)
         self._cidrs: set[int] = set()  # CIDR indexes this agent handed out
         self._node_cidrs: dict[str, int] = {}  # node -> the index of its podCIDR (kept by _on_node)
+        self._batch = threading.local()  # this worker's status writes, made by flush()
         recorders: dict[str, EventRecorder] = {}
         self.failures = FailureDriver(lambda node: recorders.setdefault(
             node, EventRecorder(registry, "kubelet", clock=self.clock, host=node)))
@@ -367,12 +370,31 @@ class NodeAgent(Controller[AgentKey]):
             self._write_status(key, cur, PS.succeeded_status(cur, now, int(code) if code.isdigit() else 1))
 
     def _write_status(self, key: AgentKey, pod: Obj, status: dict[str, Any]) -> None:
-        new = dict(pod)
-        new["status"] = status
-        out = self.registry.update("pods", key[1], key[2], new, subresource="status")
-        self.expect(key, self.pods, out)
-        if (status.get("phase") or "") in ("Succeeded", "Failed"):
-            self._forget_pod(out)
+        """Queue the pod's new status for this worker's batch (its own metadata dict: the
+        registry takes the body over, and the informer's object is shared)."""
+        body = {**pod, "metadata": dict(meta(pod)), "status": status}
+        pending: list[tuple[AgentKey, Obj]] | None = getattr(self._batch, "writes", None)
+        if pending is None:
+            pending = self._batch.writes = []
+        pending.append((key, body))
+
+    def flush(self) -> None:
+        """The statuses the batch's syncs queued, in one transaction; each pod gets its own
+        resourceVersion and watch event, and one that fails (409: the pod changed) is retried
+        alone, as a failed sync is."""
+        pending: list[tuple[AgentKey, Obj]] = getattr(self._batch, "writes", None) or []
+        self._batch.writes = []
+        if not pending:
+            return
+        results = update_many(self.registry, "pods", [(k[1], k[2], body) for k, body in pending],
+                              subresource="status")
+        for (key, _), out in zip(pending, results):
+            if isinstance(out, ApiError):
+                self.failed(key, out)
+                continue
+            self.expect(key, self.pods, out)
+            if ((out.get("status") or {}).get("phase") or "") in ("Succeeded", "Failed"):
+                self._forget_pod(out)
 
     def _pod_ip(self, node: Obj, pod: Obj) -> str:
         cidr = str((node.get("spec") or {}).get("podCIDR") or "10.244.255.0/24")

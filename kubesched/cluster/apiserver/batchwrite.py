@@ -1,0 +1,63 @@
+"""Several updates in one store transaction, for the in-process writers that make many at once.
+
+Why this exists: ``serve``'s simulated kubelets write one pod status per pod start, and in a
+burst of thousands of pods each of those writes paid for its own transaction: the write
+lock, its group's commit and the wait for it (a thread hand-off under the GIL), and a copy
+of the body the kubelet had just built. :func:`update_many` makes a batch of updates (pod
+statuses from any nodes, node Leases) inside ONE :meth:`.Store.txn`, one commit and one
+fsync, while keeping every object's own semantics:
+
+* each update is the registry's own read-modify-write (:meth:`.Registry.update`'s checks,
+  strategy, validation, managed fields, the no-op rule), in its own SAVEPOINT: it takes its
+  own resourceVersion and produces its own watch event;
+* one that fails (409 Conflict on a stale resourceVersion, 404, 422) fails alone: its
+  :class:`~.errors.ApiError` is returned in its place and the others are written;
+* the batch is acknowledged, like any write, only once its group is committed and durable.
+
+The caller hands its bodies over (``owned``): they are not copied, so it must not reuse them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from kubesched.cluster.apiserver import errors as E
+
+if TYPE_CHECKING:
+    from kubesched.cluster.apiserver.registry import Registry
+    from kubesched.cluster.apiserver.resources import Resource
+
+Result = dict[str, Any] | E.ApiError
+# bound on one batch: it holds the store's write lock (and so delays other writers) throughout
+MAX_BATCH = 64
+
+
+def update_many(reg: "Registry", res: "Resource | str", items: Sequence[tuple[str | None, str, dict[str, Any]]],
+                *, subresource: str = "", field_manager: str | None = None) -> list[Result]:
+    """Update every ``(namespace, name, body)`` of ``items`` (bodies handed over) in one
+    transaction; the result of each, in order: the stored object, or the ApiError it failed
+    with. An unexpected exception (a bug, a failed COMMIT) is raised after the others ran."""
+    out: list[Result] = []
+    for start in range(0, len(items), MAX_BATCH):
+        out += _update_batch(reg, reg.resource(res), items[start:start + MAX_BATCH], subresource, field_manager)
+    return out
+
+
+def _update_batch(reg: "Registry", res: "Resource", items: Sequence[tuple[str | None, str, dict[str, Any]]],
+                  subresource: str, field_manager: str | None) -> list[Result]:
+    out: list[Result] = []
+    crash: BaseException | None = None
+    with reg.store.txn():  # the group: each update below is a nested transaction (a SAVEPOINT)
+        for namespace, name, body in items:
+            try:
+                out.append(reg.update(res, namespace, name, body, subresource=subresource,
+                                      field_manager=field_manager, owned=True))
+            except E.ApiError as exc:
+                out.append(exc)
+            except Exception as exc:  # noqa: BLE001 - kept for after the batch: the others still commit
+                out.append(E.internal(str(exc)))
+                crash = crash or exc
+    if crash is not None:
+        raise crash
+    return out
