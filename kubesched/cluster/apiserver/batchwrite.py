@@ -20,7 +20,7 @@ The caller hands its bodies over (``owned``): they are not copied, so it must no
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kubesched.cluster.apiserver import errors as E
 
@@ -33,25 +33,33 @@ Result = dict[str, Any] | E.ApiError
 MAX_BATCH = 64
 
 
-def update_many(reg: "Registry", res: "Resource | str", items: Sequence[tuple[str | None, str, dict[str, Any]]],
-                *, subresource: str = "", field_manager: str | None = None) -> list[Result]:
-    """Update every ``(namespace, name, body)`` of ``items`` (bodies handed over) in one
-    transaction; the result of each, in order: the stored object, or the ApiError it failed
-    with. An unexpected exception (a bug, a failed COMMIT) is raised after the others ran."""
+class Update(NamedTuple):
+    """One update of a batch: :meth:`.Registry.update`'s arguments, the body handed over."""
+
+    resource: "Resource | str"
+    namespace: str | None
+    name: str
+    body: dict[str, Any]
+    subresource: str = ""
+
+
+def update_many(reg: "Registry", updates: Sequence[Update], *, field_manager: str | None = None) -> list[Result]:
+    """Make every update (of any resources) in one transaction; the result of each, in
+    order: the stored object, or the ApiError it failed with. An unexpected exception (a
+    bug, a failed COMMIT) is raised after the others ran."""
     out: list[Result] = []
-    for start in range(0, len(items), MAX_BATCH):
-        out += _update_batch(reg, reg.resource(res), items[start:start + MAX_BATCH], subresource, field_manager)
+    for start in range(0, len(updates), MAX_BATCH):
+        out += _update_batch(reg, updates[start:start + MAX_BATCH], field_manager)
     return out
 
 
-def _update_batch(reg: "Registry", res: "Resource", items: Sequence[tuple[str | None, str, dict[str, Any]]],
-                  subresource: str, field_manager: str | None) -> list[Result]:
+def _update_batch(reg: "Registry", updates: Sequence[Update], field_manager: str | None) -> list[Result]:
     out: list[Result] = []
     crash: BaseException | None = None
     with reg.store.txn():  # the group: each update below is a nested transaction (a SAVEPOINT)
-        for namespace, name, body in items:
+        for u in updates:
             try:
-                out.append(reg.update(res, namespace, name, body, subresource=subresource,
+                out.append(reg.update(u.resource, u.namespace, u.name, u.body, subresource=u.subresource,
                                       field_manager=field_manager, owned=True))
             except E.ApiError as exc:
                 out.append(exc)

@@ -31,25 +31,27 @@ brings it back. (``kubesched node stop|start NAME`` sets and removes it.)
 
 from __future__ import annotations
 
-import copy
 import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kubesched.cluster.apiserver.batchwrite import update_many
+from kubesched.cluster.apiserver.batchwrite import Update, update_many
 from kubesched.cluster.apiserver.errors import ApiError
 from kubesched.cluster.apiserver.registry import Registry
 from kubesched.cluster.controllers.base import (
-    Controller, condition, deleting, meta, micro_timestamp, parse_time, pod_ready, pod_terminal, timestamp, uid_of,
-    update_with_retry,
+    Controller, deleting, meta, micro_timestamp, parse_time, pod_ready, pod_terminal, uid_of,
 )
 from kubesched.cluster.controllers.events import EventRecorder
 from kubesched.cluster.controllers.informer import Informer, Obj
 from kubesched.cluster.nodes.failing import FailureDriver
 from kubesched.cluster.nodes.failures import failure_mode
-from kubesched.cluster.nodes import podstatus as PS
+from kubesched.cluster.nodes import heartbeat as HB, podstatus as PS
+from kubesched.cluster.nodes.heartbeat import LEASE_NAMESPACE, MERGE
+
+__all__ = ["EXIT_CODE_ANNOTATION", "HEARTBEAT_ANNOTATION", "LEASE_NAMESPACE", "RUN_DURATION_ANNOTATION",
+           "STOPPED", "AgentOptions", "NodeAgent"]
 
 log = logging.getLogger(__name__)
 
@@ -57,23 +59,13 @@ HEARTBEAT_ANNOTATION = "kubesched.io/heartbeat"
 STOPPED = "stopped"
 RUN_DURATION_ANNOTATION = "kubesched.io/run-duration"
 EXIT_CODE_ANNOTATION = "kubesched.io/exit-code"  # with run-duration: how the containers end (0: Succeeded)
-LEASE_NAMESPACE = "kube-node-lease"
-MERGE = "application/merge-patch+json"
-
-KUBELET_CONDITIONS = (
-    ("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-    ("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-    ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-    ("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
-)
-
 AgentKey = tuple[str, str, str]  # ("node", "", name) or ("pod", namespace, name)
 
 
 @dataclass(frozen=True, slots=True)
 class AgentOptions:
     heartbeat_interval: float = 10.0  # kubelet: renew every 0.25 x the 40 s lease duration
-    status_interval: float = 60.0  # kubelet reports unchanged status every 5 min; sooner here
+    status_interval: float = 300.0  # kubelet's nodeStatusReportFrequency: unchanged status every 5 min
     lease_duration: int = 40
     pod_start_delay: float = 1.0
     pod_stop_delay: float = 1.0
@@ -87,6 +79,17 @@ class _NodeState:
     last_lease: float = float("-inf")
     last_status: float = float("-inf")
     lease: Obj | None = None  # the Lease as this kubelet last wrote it (upstream's latestLease)
+
+
+@dataclass(frozen=True, slots=True)
+class _Write:
+    """A write a sync deferred to its worker's batch (:meth:`NodeAgent.flush`)."""
+
+    key: AgentKey
+    update: Update
+    done: Callable[[Obj], None]
+    # on an ApiError: True when handled (e.g. a stale Lease re-patched), False to retry the key
+    failed: Callable[[ApiError], bool] = lambda exc: False
 
 
 def stopped(node: Obj) -> bool:
@@ -192,15 +195,15 @@ class NodeAgent(Controller[AgentKey]):
         now = self.clock()
         if not (node.get("spec") or {}).get("podCIDR"):
             self._assign_cidr(key, node)
-        if now - st.last_lease >= self.opts.heartbeat_interval:
-            self._renew_lease(node, now, st)
+        period = self.opts.heartbeat_interval
+        if now - st.last_lease >= period:
+            self._renew_lease(key, node, now, st)
             st.last_lease = now
-        healthy = all((condition(node, t) or {}).get("status") == s for t, s, _, _ in KUBELET_CONDITIONS)
-        if not healthy or now - st.last_status >= self.opts.status_interval:
-            self.expect(key, self.nodes, self._post_status(name, now))
+        if not HB.healthy(node) or now - st.last_status >= self.opts.status_interval:
+            self.expect(key, self.nodes, HB.post_status(self.registry, name, now))
             st.last_status = now
-        self.queue.add_after(key, min(st.last_lease + self.opts.heartbeat_interval,
-                                      st.last_status + self.opts.status_interval) - now)
+        due = min(st.last_lease + period, st.last_status + self.opts.status_interval)
+        self.queue.add_after(key, HB.on_grid(due, period) - now)  # due with other nodes: one batch
 
     def _assign_cidr(self, key: AgentKey, node: Obj) -> None:
         with self._lock:
@@ -212,61 +215,30 @@ class NodeAgent(Controller[AgentKey]):
                                   {"spec": {"podCIDR": cidr, "podCIDRs": [cidr]}})
         self.expect(key, self.nodes, out)
 
-    def _renew_lease(self, node: Obj, now: float, st: _NodeState) -> None:
+    def _renew_lease(self, key: AgentKey, node: Obj, now: float, st: _NodeState) -> None:
         """As the kubelet's lease controller: an update of the Lease it last wrote (no read,
-        no patch to merge); when there is none, or it is stale (409) or gone (404), the
-        Lease is patched, or created."""
+        no patch to merge; in this worker's batch); when there is none, or it is stale (409)
+        or gone (404), the Lease is patched, or created."""
         name = str(meta(node).get("name"))
         refs = [{"apiVersion": "v1", "kind": "Node", "name": name, "uid": uid_of(node)}]
         spec = {"holderIdentity": name, "leaseDurationSeconds": self.opts.lease_duration,
                 "renewTime": micro_timestamp(now)}
         latest, st.lease = st.lease, None
-        if latest is not None and meta(latest).get("ownerReferences") == refs:
-            try:
-                st.lease = self.registry.update("leases", LEASE_NAMESPACE, name,
-                                                {**latest, "spec": {**(latest.get("spec") or {}), **spec}})
-                return
-            except ApiError as exc:
-                if exc.code not in (404, 409):
-                    raise
-        try:
-            st.lease = self.registry.patch("leases", LEASE_NAMESPACE, name, MERGE,
-                                           {"metadata": {"ownerReferences": refs}, "spec": spec})
-        except ApiError as exc:
-            if exc.code != 404:
-                raise
-            try:
-                st.lease = self.registry.create("leases", LEASE_NAMESPACE, {
-                    "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-                    "metadata": {"name": name, "namespace": LEASE_NAMESPACE, "ownerReferences": refs},
-                    "spec": spec})
-            except ApiError as exc2:
-                if exc2.reason != "AlreadyExists":
-                    raise
+        if latest is None or meta(latest).get("ownerReferences") != refs:
+            st.lease = HB.patch_or_create_lease(self.registry, name, refs, spec)
+            return
 
-    def _post_status(self, name: str, now: float) -> Obj | None:
-        ts = timestamp(now)
+        def done(out: Obj) -> None:
+            st.lease = out
 
-        def mutate(cur: Obj) -> Obj:
-            new = copy.deepcopy(cur)
-            status = new.setdefault("status", {})
-            old = {c.get("type"): c for c in status.get("conditions") or [] if isinstance(c, dict)}
-            conds = []
-            for type_, value, reason, message in KUBELET_CONDITIONS:
-                prev = old.pop(type_, None)
-                since = prev.get("lastTransitionTime") if prev and prev.get("status") == value else ts
-                conds.append({"type": type_, "status": value, "lastHeartbeatTime": ts, "lastTransitionTime": since,
-                              "reason": reason, "message": message})
-            status["conditions"] = conds + list(old.values())
-            status.setdefault("daemonEndpoints", {"kubeletEndpoint": {"Port": 10250}})
-            if not status.get("nodeInfo"):
-                status["nodeInfo"] = {"kubeletVersion": "v1.34.1-kubesched", "operatingSystem": "linux",
-                                      "architecture": "amd64", "containerRuntimeVersion": "kubesched://simulated",
-                                      "osImage": "kubesched simulated node"}
-            return new
+        def failed(exc: ApiError) -> bool:
+            if exc.code not in (404, 409):
+                st.last_lease = float("-inf")  # the key's retry renews it
+                return False
+            st.lease = HB.patch_or_create_lease(self.registry, name, refs, spec)
+            return True
 
-        return update_with_retry(lambda: self.registry.get("nodes", None, name), mutate,
-                                 lambda o: self.registry.update("nodes", None, name, o, subresource="status"))
+        self._defer(_Write(key, Update("leases", LEASE_NAMESPACE, name, HB.renewed(latest, spec)), done, failed))
 
     # -- pods ---------------------------------------------------------------------------------
     def _running_node(self, pod: Obj) -> Obj | None:
@@ -370,31 +342,40 @@ class NodeAgent(Controller[AgentKey]):
             self._write_status(key, cur, PS.succeeded_status(cur, now, int(code) if code.isdigit() else 1))
 
     def _write_status(self, key: AgentKey, pod: Obj, status: dict[str, Any]) -> None:
-        """Queue the pod's new status for this worker's batch (its own metadata dict: the
+        """The pod's new status, in this worker's batch (the body's own metadata dict: the
         registry takes the body over, and the informer's object is shared)."""
-        body = {**pod, "metadata": dict(meta(pod)), "status": status}
-        pending: list[tuple[AgentKey, Obj]] | None = getattr(self._batch, "writes", None)
-        if pending is None:
-            pending = self._batch.writes = []
-        pending.append((key, body))
-
-    def flush(self) -> None:
-        """The statuses the batch's syncs queued, in one transaction; each pod gets its own
-        resourceVersion and watch event, and one that fails (409: the pod changed) is retried
-        alone, as a failed sync is."""
-        pending: list[tuple[AgentKey, Obj]] = getattr(self._batch, "writes", None) or []
-        self._batch.writes = []
-        if not pending:
-            return
-        results = update_many(self.registry, "pods", [(k[1], k[2], body) for k, body in pending],
-                              subresource="status")
-        for (key, _), out in zip(pending, results):
-            if isinstance(out, ApiError):
-                self.failed(key, out)
-                continue
+        def done(out: Obj) -> None:
             self.expect(key, self.pods, out)
             if ((out.get("status") or {}).get("phase") or "") in ("Succeeded", "Failed"):
                 self._forget_pod(out)
+
+        body = {**pod, "metadata": dict(meta(pod)), "status": status}
+        self._defer(_Write(key, Update("pods", key[1], key[2], body, "status"), done))
+
+    def _defer(self, write: _Write) -> None:
+        pending: list[_Write] | None = getattr(self._batch, "writes", None)
+        if pending is None:
+            pending = self._batch.writes = []
+        pending.append(write)
+
+    def flush(self) -> None:
+        """The writes the batch's syncs deferred (pod statuses, Lease renewals), in one
+        transaction; each object gets its own resourceVersion and watch event, and one that
+        fails (409: the pod changed) is handled, or its key retried, alone."""
+        pending: list[_Write] = getattr(self._batch, "writes", None) or []
+        self._batch.writes = []
+        if not pending:
+            return
+        for w, out in zip(pending, update_many(self.registry, [w.update for w in pending])):
+            if not isinstance(out, ApiError):
+                w.done(out)
+                continue
+            try:
+                if w.failed(out):
+                    continue
+            except ApiError as exc:
+                out = exc
+            self.failed(w.key, out)
 
     def _pod_ip(self, node: Obj, pod: Obj) -> str:
         cidr = str((node.get("spec") or {}).get("podCIDR") or "10.244.255.0/24")
