@@ -342,14 +342,19 @@ class NodeAgent(Controller[AgentKey]):
             self._write_status(key, cur, PS.succeeded_status(cur, now, int(code) if code.isdigit() else 1))
 
     def _write_status(self, key: AgentKey, pod: Obj, status: dict[str, Any]) -> None:
-        """The pod's new status, in this worker's batch (the body's own metadata dict: the
-        registry takes the body over, and the informer's object is shared)."""
+        """The pod's new status, in this worker's batch. The body is the status and the pod's
+        identity (uid, and the resourceVersion it was built from: a stale one is a 409), as
+        upstream's kubelet patches only the status with a uid precondition; the status
+        subresource keeps nothing else of a body, and decoding a whole pod for it was most
+        of the write's checks."""
         def done(out: Obj) -> None:
             self.expect(key, self.pods, out)
             if ((out.get("status") or {}).get("phase") or "") in ("Succeeded", "Failed"):
                 self._forget_pod(out)
 
-        body = {**pod, "metadata": dict(meta(pod)), "status": status}
+        m = meta(pod)
+        body = {"apiVersion": "v1", "kind": "Pod", "status": status, "metadata": {
+            "name": key[2], "namespace": key[1], "uid": m.get("uid"), "resourceVersion": m.get("resourceVersion")}}
         self._defer(_Write(key, Update("pods", key[1], key[2], body, "status"), done))
 
     def _defer(self, write: _Write) -> None:
