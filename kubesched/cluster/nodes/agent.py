@@ -23,6 +23,12 @@ resource admission before it starts (``OutOfcpu``... when the node changed under
 scheduler), and ``kubesched.io/fail: admission|image-pull|crash-loop`` on a pod or a
 node makes it fail as a real node would.
 
+Writes in batches: a worker takes the keys queued at once (up to ``batch``), and the pod
+status writes and Lease renewals their syncs make are written together by :meth:`flush`
+in one store transaction (:mod:`..apiserver.batchwrite`): each object its own
+resourceVersion and watch event, a failed one (409) retried alone. Renewals fall due on a
+grid (:mod:`.heartbeat`) so that those of many nodes share a batch.
+
 Failure injection: a node annotated ``kubesched.io/heartbeat: stopped`` has a dead
 kubelet: no Lease renewal, no status, its pods neither start, finish nor terminate, so the
 node lifecycle controller marks it NotReady and taints it. Removing the annotation
