@@ -56,6 +56,13 @@ def update_many(reg: "Registry", updates: Sequence[Update], *, field_manager: st
 def _update_batch(reg: "Registry", updates: Sequence[Update], field_manager: str | None) -> list[Result]:
     out: list[Result] = []
     crash: BaseException | None = None
+    if len(updates) == 1:  # a transaction of its own, as Registry.update's
+        u = updates[0]
+        try:
+            return [reg.update(u.resource, u.namespace, u.name, u.body, subresource=u.subresource,
+                               field_manager=field_manager, owned=True)]
+        except E.ApiError as exc:
+            return [exc]
     with reg.store.txn():  # the group: each update below is a nested transaction (a SAVEPOINT)
         for u in updates:
             try:

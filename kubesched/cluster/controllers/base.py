@@ -93,8 +93,7 @@ class Controller(Generic[K]):
             try:
                 for k in keys:
                     self._sync_key(k)
-                if self.batch > 1:
-                    self._flush()
+                self._flush()
             finally:
                 for k in keys:  # a key is not synced again (by any worker) before its batch is flushed
                     self.queue.done(k)
@@ -126,8 +125,8 @@ class Controller(Generic[K]):
                 log.exception("%s: writing a batch", self.name)
 
     def flush(self) -> None:
-        """With ``batch`` > 1: write what the syncs of this worker's batch deferred, after the
-        last of them and before their keys are done; report a key's failure with :meth:`failed`."""
+        """Write what the syncs of this worker's batch (``batch`` keys at most) deferred, after
+        the last of them and before their keys are done; report a key's failure with :meth:`failed`."""
 
 
 # -- helpers on raw objects -------------------------------------------------------------------

@@ -23,11 +23,11 @@ resource admission before it starts (``OutOfcpu``... when the node changed under
 scheduler), and ``kubesched.io/fail: admission|image-pull|crash-loop`` on a pod or a
 node makes it fail as a real node would.
 
-Writes in batches: a worker takes the keys queued at once (up to ``batch``), and the pod
-status writes and Lease renewals their syncs make are written together by :meth:`flush`
-in one store transaction (:mod:`..apiserver.batchwrite`): each object its own
-resourceVersion and watch event, a failed one (409) retried alone. Renewals fall due on a
-grid (:mod:`.heartbeat`) so that those of many nodes share a batch.
+Writes in batches: a worker takes the keys queued at once (up to ``batch``, 1 by default:
+see there), and the pod status writes and Lease renewals their syncs make are written
+together by :meth:`flush` in one store transaction (:mod:`..apiserver.batchwrite`): each
+object its own resourceVersion and watch event, a failed one (409) retried alone. Renewals
+fall due on a grid (:mod:`.heartbeat`) so that those of many nodes can share a batch.
 
 Failure injection: a node annotated ``kubesched.io/heartbeat: stopped`` has a dead
 kubelet: no Lease renewal, no status, its pods neither start, finish nor terminate, so the
@@ -111,7 +111,10 @@ def internal_ip(node: Obj) -> str:
 
 class NodeAgent(Controller[AgentKey]):
     name = "node-agent"
-    batch = 32  # pods' status writes made in one transaction (:mod:`..apiserver.batchwrite`)
+    # keys whose writes are made in one transaction (:mod:`..apiserver.batchwrite`). 1: in
+    # ``bench --serve`` a batch of 8 or 32 cost serve 0.3 ms more CPU per pod than 1 (the
+    # batch holds the store's write lock, and the event loop's creates and binds queue behind it)
+    batch = 1
 
     def __init__(self, registry: Registry, nodes: Informer, pods: Informer, options: AgentOptions = AgentOptions(),
                  clock: Callable[[], float] | None = None) -> None:
