@@ -39,8 +39,9 @@ def add_flags(p: argparse.ArgumentParser) -> None:
                    help="a deleted pod's containers stop after min(grace period, this) (default 1)")
     g.add_argument("--node-heartbeat-interval", type=float, default=10.0, metavar="SECONDS",
                    help="node Lease renewal period (default 10)")
-    g.add_argument("--node-status-interval", type=float, default=60.0, metavar="SECONDS",
-                   help="node status report period when nothing changed (default 60)")
+    g.add_argument("--node-status-interval", type=float, default=300.0, metavar="SECONDS",
+                   help="node status report period when nothing changed (default 300, the kubelet's "
+                        "nodeStatusReportFrequency)")
     g.add_argument("--node-monitor-period", type=float, default=5.0, metavar="SECONDS",
                    help="how often the node lifecycle controller checks heartbeats (default 5)")
     g.add_argument("--node-monitor-grace-period", type=float, default=50.0, metavar="SECONDS",

@@ -13,6 +13,7 @@ Map of the package, outermost first::
     discovery.py     /api, /apis, aggregated discovery, /version
     tables.py        server-side printing for kubectl get
     registry.py      Registry: the in-process API (create/get/list/update/patch/delete)
+    batchwrite.py    several updates in one transaction (the simulated kubelets' status writes)
     watchapi.py      WatchStream: watch semantics (resume, selectors, initial events)
     deletion.py      graceful deletion, finalizers, namespaces, the grace-period reaper
     subresources.py  pods/binding, pods/eviction, deployments|replicasets/scale

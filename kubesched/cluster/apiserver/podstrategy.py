@@ -180,6 +180,9 @@ class PodStrategy(Strategy):
                                             "lastProbeTime": None, "lastTransitionTime": ctx.timestamp()}]
 
     def validate(self, obj: dict[str, Any], ctx: Context) -> list[Cause]:
+        if getattr(self._parsed, "status_write", None) is obj:  # the stored spec and metadata (prepare_update):
+            self._parsed.status_write = None  # validated when written; the status' types by decoding the body
+            return []
         causes = validate_pod_spec(obj.get("spec"), "spec")
         if causes:
             return causes
@@ -194,7 +197,9 @@ class PodStrategy(Strategy):
             # copy: ``old`` is the registry's own fresh parse, read and then dropped, and
             # nothing below changes the parts shared with it (only the top-level metadata
             # fields, copied here). A kubelet writes one status per pod start.
-            return with_new_status({**old, "metadata": dict(old["metadata"])}, new)
+            out = with_new_status({**old, "metadata": dict(old["metadata"])}, new)
+            self._parsed.status_write = out
+            return out
         out = super().prepare_update(new, old, subresource)
         if subresource == "" and isinstance(out.get("spec"), dict):
             default_pod_spec(out["spec"])

@@ -332,11 +332,13 @@ class Registry:
 
     # -- update and patch -----------------------------------------------------------------
     def update(self, res: Resource | str, namespace: str | None, name: str, obj: Any, *,
-               subresource: str = "", dry_run: bool = False, field_manager: str | None = None) -> dict[str, Any]:
+               subresource: str = "", dry_run: bool = False, field_manager: str | None = None,
+               owned: bool = False) -> dict[str, Any]:
+        """``owned``: ``obj`` is handed over, not copied (:mod:`.batchwrite`)."""
         res = self.resource(res)
         ns = self._ns(res, namespace)
         strategy = self.strategy(res)
-        body = strategy.to_storage(self._check_body(res, obj, ns, name, status_only=subresource == "status"))
+        body = strategy.to_storage(self._check_body(res, obj, ns, name, owned, status_only=subresource == "status"))
         want_rv = _parse_rv(body["metadata"].get("resourceVersion"))
 
         def change(cur: dict[str, Any]) -> dict[str, Any]:

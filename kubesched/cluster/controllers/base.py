@@ -31,6 +31,7 @@ class Controller(Generic[K]):
     """Workers that run ``sync`` for queued keys."""
 
     name = "controller"
+    batch = 1  # keys one worker takes at once when that many are queued: each synced, then flush()
 
     def __init__(self, workers: int = 1) -> None:
         self.queue: WorkQueue[K] = WorkQueue()
@@ -83,21 +84,49 @@ class Controller(Generic[K]):
             key = self.queue.get(timeout=0.5)
             if key is None:
                 continue
+            keys = [key]
+            while len(keys) < self.batch:  # the keys queued now, up to a batch (never waits for more)
+                more = self.queue.get(timeout=0)
+                if more is None:
+                    break
+                keys.append(more)
             try:
-                self._await_expectations(key)
-                self.sync(key)
-                self.queue.forget(key)
-            except ApiError as exc:
-                if exc.code not in (404, 409):
-                    log.warning("%s: syncing %s: %s", self.name, key, exc.message)
-                self.queue.add_rate_limited(key)
-            except Exception:
-                if self._stopping.is_set():
-                    return
-                log.exception("%s: syncing %s", self.name, key)
-                self.queue.add_rate_limited(key)
+                for k in keys:
+                    self._sync_key(k)
+                self._flush()
             finally:
-                self.queue.done(key)
+                for k in keys:  # a key is not synced again (by any worker) before its batch is flushed
+                    self.queue.done(k)
+
+    def _sync_key(self, key: K) -> None:
+        try:
+            self._await_expectations(key)
+            self.sync(key)
+            self.queue.forget(key)
+        except ApiError as exc:
+            self.failed(key, exc)
+        except Exception:
+            if self._stopping.is_set():
+                return
+            log.exception("%s: syncing %s", self.name, key)
+            self.queue.add_rate_limited(key)
+
+    def failed(self, key: K, exc: ApiError) -> None:
+        """``key``'s sync (or its batch's write) failed with ``exc``: retried with backoff."""
+        if exc.code not in (404, 409):
+            log.warning("%s: syncing %s: %s", self.name, key, exc.message)
+        self.queue.add_rate_limited(key)
+
+    def _flush(self) -> None:
+        try:
+            self.flush()
+        except Exception:
+            if not self._stopping.is_set():
+                log.exception("%s: writing a batch", self.name)
+
+    def flush(self) -> None:
+        """Write what the syncs of this worker's batch (``batch`` keys at most) deferred, after
+        the last of them and before their keys are done; report a key's failure with :meth:`failed`."""
 
 
 # -- helpers on raw objects -------------------------------------------------------------------

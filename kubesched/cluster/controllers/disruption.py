@@ -91,6 +91,7 @@ class DisruptionController(Controller[Key]):
         self.pdbs = pdbs
         self.pods = pods
         self.recorder = recorder
+        self._decoded: dict[Key, tuple[Any, PodDisruptionBudget | None]] = {}
         pdbs.add_handler(self._on_pdb)
         pods.add_handler(self._on_pod)
 
@@ -100,15 +101,27 @@ class DisruptionController(Controller[Key]):
         self.queue.add(key_of(obj))
 
     def _on_pod(self, old: Obj | None, new: Obj | None) -> None:
-        for pod in (old, new):
-            if pod is None:
-                continue
+        pods = [p for p in (old, new) if p is not None]
+        if len(pods) == 2 and meta(pods[0]).get("labels") == meta(pods[1]).get("labels"):
+            pods = pods[1:]  # a status update (most pod events): the same PDBs select both
+        for pod in pods:
             ns = str(meta(pod).get("namespace") or "")
             labels = meta(pod).get("labels") or {}
             for raw in self.pdbs.objects(ns):
-                sel = _selector(raw)
+                sel = self._selector(raw)
                 if sel is not None and sel.selector.matches(labels):
                     self.queue.add((ns, str(meta(raw).get("name"))))
+
+    def _selector(self, raw: Obj) -> PodDisruptionBudget | None:
+        """The PDB decoded once per resourceVersion (pod events would decode every PDB of their namespace)."""
+        m = meta(raw)
+        version = (m.get("uid"), m.get("resourceVersion"))
+        hit = self._decoded.get(key_of(raw))
+        if hit is None or hit[0] != version or version[1] is None:
+            if len(self._decoded) > 4 * len(self.pdbs.objects()) + 64:
+                self._decoded.clear()  # PDBs deleted since: start again
+            hit = self._decoded[key_of(raw)] = (version, _selector(raw))
+        return hit[1]
 
     # -- sync ---------------------------------------------------------------------------------
     def sync(self, key: Key) -> None:

@@ -106,9 +106,12 @@ class GarbageCollector(Controller[str]):
             self._removed(uid_of(old))
             return
         m = meta(new)
-        node = GNode(res, str(m.get("namespace") or ""), str(m.get("name")), uid_of(new),
-                     [r for r in m.get("ownerReferences") or [] if isinstance(r, dict)],
-                     tuple(m.get("finalizers") or ()), deleting(new))
+        owners = [r for r in m.get("ownerReferences") or [] if isinstance(r, dict)]
+        finalizers = tuple(m.get("finalizers") or ())
+        if old is not None and not deleting(new) and self._unchanged(uid_of(new), owners, finalizers):
+            return  # a status update (most events): the graph has this very node, nothing to do
+        node = GNode(res, str(m.get("namespace") or ""), str(m.get("name")), uid_of(new), owners, finalizers,
+                     deleting(new))
         with self._lock:
             prev = self._nodes.get(node.uid)
             if prev is not None:
@@ -125,6 +128,15 @@ class GarbageCollector(Controller[str]):
         if node.deleting and FOREGROUND in node.finalizers:
             for dep in list(node.dependents):
                 self.queue.add(dep)
+
+    def _unchanged(self, uid: str, owners: list[dict[str, Any]], finalizers: tuple[str, ...]) -> bool:
+        """Whether the graph's node ``uid`` (not being deleted) has these owners and finalizers
+        and is not waiting on an owner (which an update re-queues): replacing it would change nothing."""
+        with self._lock:
+            prev = self._nodes.get(uid)
+            if prev is None or prev.deleting or prev.owners != owners or prev.finalizers != finalizers:
+                return False
+            return not any(o not in self._nodes or self._waiting(self._nodes[o]) for o in prev.owner_uids())
 
     def _removed(self, uid: str) -> None:
         with self._lock:

@@ -118,6 +118,14 @@ class ReplicaSetController(Controller[Key]):
         self.queue.add(key_of(obj))
 
     def _on_pod(self, old: Obj | None, new: Obj | None) -> None:
+        if old is not None and new is not None and labels_of(old) == labels_of(new) \
+                and controller_ref(old) == controller_ref(new):
+            # as upstream's updatePod: the owner is synced; an orphan whose labels did not
+            # change (a status update) concerns no ReplicaSet it did not already concern
+            ref = controller_ref(new)
+            if ref is not None and ref.get("kind") == RS_KIND:
+                self.queue.add((str(meta(new).get("namespace") or ""), str(ref.get("name"))))
+            return
         for pod in (old, new):
             if pod is None:
                 continue

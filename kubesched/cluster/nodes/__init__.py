@@ -3,7 +3,8 @@
 Map of the package::
 
     simulator.py     NodeSimulator: the Component that runs everything below
-    agent.py         NodeAgent: a simulated kubelet per Node (Lease, status, pods)
+    agent.py         NodeAgent: a simulated kubelet per Node (Lease, status, pods), writes in batches
+    heartbeat.py     a kubelet's Lease renewals (on a grid) and node status posts
     podstatus.py     pod statuses as a kubelet writes them; durations; pod CIDRs
     failures.py      kubelet-side failures: admission, image pulls, crash loops (pure)
     failing.py       the agent's per-pod state machine for those failures

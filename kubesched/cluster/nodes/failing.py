@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kubesched.cluster.controllers.base import meta, uid_of
+from kubesched.cluster.controllers.base import meta, pod_terminal, uid_of
 from kubesched.cluster.controllers.events import NORMAL, WARNING, EventRecorder
 from kubesched.cluster.nodes import failures as F
 from kubesched.cluster.nodes.podstatus import parse_duration
@@ -41,11 +41,41 @@ def pod_id(pod: Obj) -> PodId:
     return str(meta(pod).get("namespace") or ""), str(meta(pod).get("name")), uid_of(pod)
 
 
+class RequestCache:
+    """Pods' requests by uid and generation (a change of spec bumps it), nodes' allocatable
+    by name and resourceVersion: the kubelet's admission decodes a pod once, not again for
+    every pod admitted after it on its node. None: the object does not decode."""
+
+    def __init__(self) -> None:
+        self._pods: dict[str, tuple[Any, dict[str, int] | None]] = {}
+        self._nodes: dict[str, tuple[Any, dict[str, int] | None]] = {}
+
+    def pod(self, pod: Obj) -> dict[str, int] | None:
+        m = meta(pod)
+        uid, gen = uid_of(pod), m.get("generation")
+        hit = self._pods.get(uid)
+        if hit is None or hit[0] != gen or not uid:
+            hit = self._pods[uid] = (gen, F.pod_requests(pod))
+        return hit[1]
+
+    def node(self, node: Obj) -> dict[str, int] | None:
+        m = meta(node)
+        name, rv = str(m.get("name")), (m.get("uid"), m.get("resourceVersion"))
+        hit = self._nodes.get(name)
+        if hit is None or hit[0] != rv or rv[1] is None:
+            hit = self._nodes[name] = (rv, F.node_allocatable(node))
+        return hit[1]
+
+    def forget(self, uid: str) -> None:
+        self._pods.pop(uid, None)
+
+
 class FailureDriver:
     def __init__(self, recorder: Callable[[str], EventRecorder]) -> None:
         self._recorder = recorder  # node name -> the kubelet's recorder on that node
         self._state: dict[PodId, _State] = {}
         self._lock = threading.Lock()
+        self.requests = RequestCache()
 
     def active(self, pod: Obj) -> bool:
         with self._lock:
@@ -54,6 +84,7 @@ class FailureDriver:
     def forget(self, pod: Obj) -> None:
         with self._lock:
             self._state.pop(pod_id(pod), None)
+            self.requests.forget(uid_of(pod))
 
     def _event(self, pod: Obj, type_: str, reason: str, message: str) -> None:
         node = str((pod.get("spec") or {}).get("nodeName") or "")
@@ -61,7 +92,7 @@ class FailureDriver:
 
     def admit(self, pod: Obj, node: Obj, admitted: list[Obj]) -> Obj | None:
         """The Failed status of a pod the kubelet refuses, or None to run it."""
-        rejection = F.admission_rejection(pod, node, admitted)
+        rejection = self._resources(pod, node, admitted)
         if rejection is None and F.failure_mode(pod, node) == "admission":
             rejection = ("UnexpectedAdmissionError", "Allocate failed due to the node refusing the pod "
                          f"({F.FAIL_KEY}: admission), which is unexpected")
@@ -69,6 +100,15 @@ class FailureDriver:
             return None
         self._event(pod, WARNING, *rejection)
         return F.rejected_status(pod, *rejection)
+
+    def _resources(self, pod: Obj, node: Obj, admitted: list[Obj]) -> tuple[str, str] | None:
+        """:func:`.failures.admission_rejection` with every decode cached."""
+        want, alloc = self.requests.pod(pod), self.requests.node(node)
+        uid = uid_of(pod)
+        used = [self.requests.pod(o) for o in admitted if uid_of(o) != uid and not pod_terminal(o)]
+        if want is None or alloc is None or any(u is None for u in used):
+            return None
+        return F.admission_check(want, alloc, [u for u in used if u is not None])
 
     def step(self, pod: Obj, mode: str, now: float, running: Callable[[], Obj],
              write: Callable[[Obj], None]) -> float | None:

@@ -32,6 +32,7 @@ them.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kubesched.api.errors import DecodeError
@@ -73,28 +74,49 @@ def go_duration(seconds: float) -> str:
 def admission_rejection(pod: Obj, node: Obj, admitted: list[Obj]) -> tuple[str, str] | None:
     """(reason, message) when the kubelet's resource admission refuses ``pod`` on ``node``
     already running ``admitted`` (other non-terminal pods it started)."""
+    want, alloc = pod_requests(pod), node_allocatable(node)
+    if want is None or alloc is None:
+        return None
+    used = [pod_requests(o) for o in admitted if meta(o).get("uid") != meta(pod).get("uid") and not pod_terminal(o)]
+    if any(u is None for u in used):
+        return None
+    return admission_check(want, alloc, [u for u in used if u is not None])
+
+
+def pod_requests(pod: Obj) -> dict[str, int] | None:
+    """The pod's effective requests as the scheduler and the kubelet count them (containers
+    summed, init containers maxed, overhead); None when the pod does not decode."""
     try:
-        p = Pod.from_dict(pod, validate=False, require_limits=False)
-        n = Node.from_dict(node, validate=False)
-        others = [Pod.from_dict(o, validate=False, require_limits=False) for o in admitted
-                  if meta(o).get("uid") != meta(pod).get("uid") and not pod_terminal(o)]
+        return dict(Pod.from_dict(pod, validate=False, require_limits=False).requests)
     except DecodeError:
         return None
-    alloc = n.allocatable
+
+
+def node_allocatable(node: Obj) -> dict[str, int] | None:
+    try:
+        return dict(Node.from_dict(node, validate=False).allocatable)
+    except DecodeError:
+        return None
+
+
+def admission_check(want: Mapping[str, int], alloc: Mapping[str, int],
+                    used: Sequence[Mapping[str, int]]) -> tuple[str, str] | None:
+    """The kubelet's resource admission of a pod requesting ``want`` on a node with
+    ``alloc`` that already runs pods requesting ``used``: (reason, message) or None."""
     allowed_pods = alloc.get("pods", 110)
-    if len(others) + 1 > allowed_pods:
-        return "OutOfpods", (f"Node didn't have enough resource: pods, requested: 1, used: {len(others)}, "
+    if len(used) + 1 > allowed_pods:
+        return "OutOfpods", (f"Node didn't have enough resource: pods, requested: 1, used: {len(used)}, "
                              f"capacity: {allowed_pods}")
-    names = list(_ORDER) + sorted(k for k in p.requests if k not in _ORDER and k != "pods")
+    names = list(_ORDER) + sorted(k for k in want if k not in _ORDER and k != "pods")
     for name in names:
-        want = p.requests.get(name, 0)
-        if not want:
+        request = want.get(name, 0)
+        if not request:
             continue
-        used = sum(o.requests.get(name, 0) for o in others)
+        in_use = sum(u.get(name, 0) for u in used)
         cap = alloc.get(name, 0)
-        if used + want > cap:
-            return f"OutOf{name}", (f"Node didn't have enough resource: {name}, requested: {want}, used: {used}, "
-                                    f"capacity: {cap}")
+        if in_use + request > cap:
+            return f"OutOf{name}", (f"Node didn't have enough resource: {name}, requested: {request}, "
+                                    f"used: {in_use}, capacity: {cap}")
     return None
 
 

@@ -15,6 +15,7 @@ Also the small parsers the node agent needs: Go durations (``kubesched.io/run-du
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import re
 from typing import Any
@@ -66,9 +67,11 @@ def cidr_index(cidr: Any) -> int | None:
     return None
 
 
-def host_ips(cidr: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def host_ips(cidr: str) -> tuple[str, ...]:
+    """The pod IPs of a node's /24, in the order they are handed out (cached: one per node)."""
     base = cidr.split("/")[0].rsplit(".", 1)[0]
-    return [f"{base}.{i}" for i in range(2, 255)]
+    return tuple(f"{base}.{i}" for i in range(2, 255))
 
 
 def _digest(*parts: str) -> str:

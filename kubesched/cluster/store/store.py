@@ -412,8 +412,10 @@ class Store:
         self._loop_writes.committed(batch, error)
 
     def _unlock(self) -> None:
+        free = self._depth == 0  # not a nested transaction's release: the lock is free now
         self._lock.release()
-        self._loop_writes.lock_released()
+        if free:
+            self._loop_writes.lock_released()
 
     def _wait_committed(self, batch: int) -> None:
         with self._cv:
