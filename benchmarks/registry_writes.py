@@ -29,13 +29,19 @@ def pod(name: str) -> dict[str, Any]:  # the pod `kubesched bench --serve` POSTs
                                      "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}]}}
 
 
+def one_node_registry(d: str) -> tuple[Store, Registry]:
+    """A bootstrapped registry in directory ``d`` with one node big enough for every pod."""
+    store = Store(Path(d) / "db", synchronous="NORMAL")
+    reg = Registry(store)
+    reg.bootstrap()
+    reg.create("nodes", None, {"metadata": {"name": "n1"},
+                               "status": {"allocatable": {"cpu": "1000", "memory": "1000Gi", "pods": "100000"}}})
+    return store, reg
+
+
 def main(n: int) -> None:
     with tempfile.TemporaryDirectory() as d:
-        store = Store(Path(d) / "db", synchronous="NORMAL")
-        reg = Registry(store)
-        reg.bootstrap()
-        reg.create("nodes", None, {"metadata": {"name": "n1"},
-                                   "status": {"allocatable": {"cpu": "1000", "memory": "1000Gi", "pods": "100000"}}})
+        store, reg = one_node_registry(d)
         handed_over = "owned" in inspect.signature(reg.create).parameters  # as the HTTP handler does
         bodies = [json.loads(json.dumps(pod(f"p{i}"))) for i in range(n)]
         t = time.process_time()

@@ -24,26 +24,18 @@ import sys
 import tempfile
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 from kubesched.cluster.apiserver import subresources as sub
-from kubesched.cluster.apiserver.registry import Registry
 from kubesched.cluster.apiserver.resources import TABLE
 from kubesched.cluster.apiserver.watchapi import WatchStream, open_watch
 from kubesched.cluster.apiserver.watchhttp import _encode, _Waker
 from kubesched.cluster.controllers.garbagecollector import GarbageCollector
 from kubesched.cluster.controllers.informer import Informer, by_namespace, by_node_name
 from kubesched.cluster.nodes import podstatus as PS
-from kubesched.cluster.store import Store
+from registry_writes import one_node_registry, pod  # the same pod and set-up (benchmarks/ is on sys.path)
 
 SCHEDULER_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
-
-
-def pod(name: str) -> dict[str, Any]:  # the pod `kubesched bench --serve` POSTs
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"containers": [{"name": "c", "image": "pause",
-                                     "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}]}}
 
 
 def event(i: int) -> dict[str, Any]:
@@ -92,11 +84,7 @@ class StreamReader:
 
 def run(n: int, informers_on: bool, streams_on: bool) -> float:
     with tempfile.TemporaryDirectory() as d:
-        store = Store(Path(d) / "db", synchronous="NORMAL")
-        reg = Registry(store)
-        reg.bootstrap()
-        reg.create("nodes", None, {"metadata": {"name": "n1"},
-                                   "status": {"allocatable": {"cpu": "1000", "memory": "1000Gi", "pods": "100000"}}})
+        store, reg = one_node_registry(d)
         informers: list[Informer] = []
         reader: StreamReader | None = None
         gc: GarbageCollector | None = None

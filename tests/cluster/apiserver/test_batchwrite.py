@@ -4,27 +4,13 @@ event and failure, durable when the call returns. Real Store (SQLite) and Regist
 
 from __future__ import annotations
 
-import sqlite3
 import json
-from collections.abc import Iterator
-from pathlib import Path
+import sqlite3
 from typing import Any
-
-import pytest
 
 from kubesched.cluster.apiserver.batchwrite import MAX_BATCH, Update, update_many
 from kubesched.cluster.apiserver.errors import ApiError
 from kubesched.cluster.apiserver.registry import Registry
-from kubesched.cluster.store import Store
-
-
-@pytest.fixture
-def reg(tmp_path: Path) -> Iterator[Registry]:
-    store = Store(tmp_path / "db")
-    r = Registry(store, clock=lambda: 1_800_000_000.0)
-    r.bootstrap()
-    yield r
-    store.close()
 
 
 def make_pods(reg: Registry, n: int) -> list[dict[str, Any]]:

@@ -9,25 +9,31 @@ import threading
 from kubesched.cluster.apiserver.watchhttp import _Waker
 
 
+def count_handoffs(loop: asyncio.AbstractEventLoop) -> list[object]:
+    """Make ``loop.call_soon_threadsafe`` note each call (a hand-off to the loop) in the
+    returned list, then do what it did."""
+    calls: list[object] = []
+    real = loop.call_soon_threadsafe
+
+    def counting(*args: object) -> object:
+        calls.append(args[0])
+        return real(*args)  # type: ignore[arg-type]
+
+    loop.call_soon_threadsafe = counting  # type: ignore[method-assign]
+    return calls
+
+
 def test_every_event_is_set_with_batched_handoffs() -> None:
     async def run() -> tuple[int, int]:
         loop = asyncio.get_running_loop()
         waker = _Waker(loop)
-        handoffs = 0
-        real = loop.call_soon_threadsafe
-
-        def counting(*args: object) -> object:
-            nonlocal handoffs
-            handoffs += 1
-            return real(*args)  # type: ignore[arg-type]
-
-        loop.call_soon_threadsafe = counting  # type: ignore[method-assign]
+        handoffs = count_handoffs(loop)
         events = [asyncio.Event() for _ in range(2000)]
         writer = threading.Thread(target=lambda: [waker.wake(e) for e in events])
         writer.start()
         await asyncio.wait_for(asyncio.gather(*(e.wait() for e in events)), 30)
         writer.join()
-        return sum(e.is_set() for e in events), handoffs
+        return sum(e.is_set() for e in events), len(handoffs)
 
     woken, handoffs = asyncio.run(run())
     assert woken == 2000
@@ -48,15 +54,7 @@ def test_a_write_committed_on_the_loop_wakes_its_watches_without_a_handoff() -> 
     async def run() -> tuple[bool, int]:
         loop = asyncio.get_running_loop()
         waker = _Waker(loop, threading.get_ident())
-        handoffs = 0
-        real = loop.call_soon_threadsafe
-
-        def counting(*args: object) -> object:
-            nonlocal handoffs
-            handoffs += 1
-            return real(*args)  # type: ignore[arg-type]
-
-        loop.call_soon_threadsafe = counting  # type: ignore[method-assign]
+        handoffs = count_handoffs(loop)
         on_loop, from_thread = asyncio.Event(), asyncio.Event()
         waker.wake(on_loop)  # as the store's publish does inside write_on_loop
         set_at_once = on_loop.is_set()
@@ -64,7 +62,7 @@ def test_a_write_committed_on_the_loop_wakes_its_watches_without_a_handoff() -> 
         writer.start()
         await asyncio.wait_for(from_thread.wait(), 30)
         writer.join()
-        return set_at_once, handoffs
+        return set_at_once, len(handoffs)
 
     set_at_once, handoffs = asyncio.run(run())
     assert set_at_once and handoffs == 1  # only the other thread's wake-up was handed over

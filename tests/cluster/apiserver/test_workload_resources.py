@@ -4,23 +4,12 @@ does (selector and labels from the template, one replica)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kubesched.cluster.apiserver.errors import ApiError
 from kubesched.cluster.apiserver.registry import Registry
-from kubesched.cluster.store import Store
-
-
-@pytest.fixture
-def reg(tmp_path: Path) -> Any:
-    store = Store(tmp_path / "db")
-    r = Registry(store, clock=lambda: 1_800_000_000.0)
-    r.bootstrap()
-    yield r
-    store.close()
 
 
 TEMPLATE = {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": [{"name": "c", "image": "redis"}]}}

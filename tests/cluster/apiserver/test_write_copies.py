@@ -10,8 +10,6 @@ create of a body the caller hands over (a decoded request body) is not copied at
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,16 +17,6 @@ import pytest
 from kubesched.cluster.apiserver.errors import ApiError
 from kubesched.cluster.apiserver.registry import Registry
 from kubesched.cluster.apiserver.watchapi import open_watch
-from kubesched.cluster.store import Store
-
-
-@pytest.fixture
-def reg(tmp_path: Path) -> Iterator[Registry]:
-    store = Store(tmp_path / "db")
-    r = Registry(store, clock=lambda: 1_800_000_000.0)
-    r.bootstrap()
-    yield r
-    store.close()
 
 
 def pod(name: str) -> dict[str, Any]:
