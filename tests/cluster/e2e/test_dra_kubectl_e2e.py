@@ -170,9 +170,13 @@ def test_job_pods_get_two_gpus_each_and_release_them_when_they_finish(
     assert probe == "h100-01"
 
     def released() -> dict[str, Any] | None:
+        # upstream's resourceclaim controller clears the allocation (a status write) and then
+        # removes its finalizer (a second write): released once both are done
         claim = items(server, "resourceclaims").get("one-h100")
-        return claim if claim is not None and not claim.get("status") else None
+        if claim is None or claim.get("status") or claim["metadata"].get("finalizers"):
+            return None
+        return claim
 
     claim = eventually(released, timeout=60)
     assert items(server, "pods")["probe"]["status"]["phase"] == "Succeeded"
-    assert not claim["metadata"].get("finalizers")
+    assert not claim.get("status") and not claim["metadata"].get("finalizers")
