@@ -86,7 +86,7 @@ class Server:
         self.data_dir.parent.mkdir(parents=True, exist_ok=True)
         with open(self.data_dir.parent / f"{self.data_dir.name}-stderr.log", "a") as log:
             self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=log, text=True,
-                                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                         env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"})
         lines: queue.Queue[str] = queue.Queue()
 
         def pump(proc: subprocess.Popen[str]) -> None:
@@ -113,11 +113,27 @@ class Server:
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> int:
         assert self.proc is not None
-        return stop_process(self.proc, self._pump, sig, timeout)
+        try:
+            return stop_process(self.proc, self._pump, sig, timeout)
+        except subprocess.TimeoutExpired:
+            # still running: SIGABRT makes faulthandler (PYTHONFAULTHANDLER) write every
+            # thread's stack to the stderr log, which the failure then shows
+            self.proc.send_signal(signal.SIGABRT)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+            log = self.data_dir.parent / f"{self.data_dir.name}-stderr.log"
+            tail = log.read_text(errors="replace").splitlines()[-120:] if log.exists() else []
+            raise AssertionError(f"kubesched serve did not stop within {timeout:.0f}s of signal {sig}; "
+                                 "its stderr ends:\n" + "\n".join(tail)) from None
 
     def stop_if_running(self) -> None:
+        """Teardown: a loaded machine may take a while to stop a busy server (graceful
+        shutdown of 5 s, then the components and the store), so more time than stop()'s."""
         if self.proc is not None and self.proc.poll() is None:
-            self.stop()
+            self.stop(timeout=60.0)
 
     def restart(self) -> "Server":
         self.stop()
