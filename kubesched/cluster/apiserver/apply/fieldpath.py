@@ -44,35 +44,27 @@ def names_of(path: Path) -> tuple[str, ...]:
 
 def flatten(obj: Any, path: Path, names: tuple[str, ...]) -> Iterator[tuple[Path, Any, bool]]:
     """Every member path of ``obj`` with its value and whether it is a leaf; ``names`` starts with
-    the definition name of the object's kind (see :mod:`.schema`). Collected in one recursive
-    pass into a list (nested generators cost a resume per level for every member: this runs
-    on every attributed write)."""
-    out: list[tuple[Path, Any, bool]] = []
-    _collect(obj, path, names, out)
-    return iter(out)
-
-
-def _collect(obj: Any, path: Path, names: tuple[str, ...], out: list[tuple[Path, Any, bool]]) -> None:
+    the definition name of the object's kind (see :mod:`.schema`)."""
     if isinstance(obj, dict) and obj and not (path and atomic_map(names)):
         for k, v in obj.items():
-            _collect(v, path + ("f:" + k,), names + (k,), out)
+            yield from flatten(v, path + ("f:" + k,), names + (k,))
         return
     if isinstance(obj, list) and obj and path:
         kind, keys = list_kind(names)
         if kind == "set":
             for v in obj:
-                out.append((path + ("v:" + _json(v),), v, True))
+                yield path + ("v:" + _json(v),), v, True
             return
         if kind == "map":
             for item in obj:
                 ipath = path + (item_element(item, keys),)
-                out.append((ipath, item, False))
+                yield ipath, item, False
                 if isinstance(item, dict):
                     for k, v in item.items():
-                        _collect(v, ipath + ("f:" + k,), names + (k,), out)
+                        yield from flatten(v, ipath + ("f:" + k,), names + (k,))
             return
     if path:
-        out.append((path, obj, True))
+        yield path, obj, True
 
 
 def field_set(obj: Any, root: str) -> set[Path]:
