@@ -109,7 +109,11 @@ class _Uvicorn(uvicorn.Server):
         self._owner = on_exit
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        self._owner._begin_shutdown()
+        # This runs as a signal handler, between two bytecodes of whatever the main thread
+        # was doing, possibly inside a held lock (the watch hub's, when a watch was closing):
+        # taking that lock here would wait forever. So the shutdown's work runs on its own
+        # thread, which takes locks as any other thread does.
+        threading.Thread(target=self._owner._begin_shutdown, name="apiserver-shutdown", daemon=True).start()
         super().handle_exit(sig, frame)
 
 

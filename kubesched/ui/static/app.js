@@ -274,13 +274,20 @@ async function route() {
 function live() {
   const dot = document.getElementById("live");
   const source = new EventSource("/ui/watch/changes");
-  let pending = false;
+  // One refresh at a time; a change that arrives during one is not dropped but answered by
+  // one more refresh after it (the refresh in flight may have read the state before it).
+  let busy = false, again = false;
   source.addEventListener("open", () => dot.classList.add("on"));
   source.addEventListener("error", () => dot.classList.remove("on"));
   source.addEventListener("change", async () => {
-    if (pending) return;
-    pending = true;
-    try { for (const r of refreshers) await r(); } catch { /* shown on the next draw */ } finally { pending = false; }
+    if (busy) { again = true; return; }
+    busy = true;
+    try {
+      do {
+        again = false;
+        try { for (const r of refreshers) await r(); } catch { /* shown on the next draw */ }
+      } while (again);
+    } finally { busy = false; }
   });
 }
 

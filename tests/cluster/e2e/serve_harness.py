@@ -124,6 +124,9 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
+            self._pump.join(5)
+            assert self.proc.stdout is not None
+            self.proc.stdout.close()
             log = self.data_dir.parent / f"{self.data_dir.name}-stderr.log"
             tail = log.read_text(errors="replace").splitlines()[-120:] if log.exists() else []
             raise AssertionError(f"kubesched serve did not stop within {timeout:.0f}s of signal {sig}; "
