@@ -27,6 +27,7 @@ from kubesched.cluster.apiserver import discovery, errors as E, health, openapi
 from kubesched.cluster.apiserver.auth import Authenticator, Authn
 from kubesched.cluster.apiserver.authz.middleware import ALWAYS_ALLOW, RBAC, Authorizer
 from kubesched.cluster.apiserver.authz.policy import PolicyCache
+from kubesched.cluster.apiserver.fastrequest import ApiRequest
 from kubesched.cluster.apiserver.handlers import api_endpoint, json_response, status_response
 from kubesched.cluster.apiserver.limits import (
     DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES, RequestLimits, kind_of,
@@ -186,7 +187,7 @@ class ApiFastPath:
         if scope["type"] == "http" and path.startswith("/api") and (
                 path in ("/api", "/apis") or path.startswith(("/api/", "/apis/"))):
             scope["app"] = self.app  # what Request.app reads (the state)
-            response = await api_endpoint(Request(scope, receive, send))
+            response = await api_endpoint(ApiRequest(scope, receive, send))
             await response(scope, receive, send)
             return
         await self.app(scope, receive, send)

@@ -42,6 +42,7 @@ from kubesched.cluster.apiserver.errors import unauthorized
 from kubesched.cluster.store import dumps
 
 PUBLIC_PATHS = ("/healthz", "/livez", "/readyz")
+_PUBLIC_PREFIXES = tuple(p + "/" for p in PUBLIC_PATHS)
 PEER_KEY = "kubesched.peer"  # in scope["state"]: the verified client certificate's UserInfo
 USER_KEY = "kubesched.user"  # in scope: who the request is, once authenticated
 SELF_SUBJECT_REVIEW = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
@@ -174,9 +175,8 @@ class Authenticator:
             await self.app(scope, receive, send)
             return
         user = self._user(scope) if self.authn.enabled else ANONYMOUS_USER
-        public = scope["path"].rstrip("/") in PUBLIC_PATHS or scope["path"].startswith(
-            tuple(p + "/" for p in PUBLIC_PATHS))
-        if user is None and not public:
+        if user is None and not (scope["path"].rstrip("/") in PUBLIC_PATHS
+                                 or scope["path"].startswith(_PUBLIC_PREFIXES)):
             await _respond(send, 401, dumps(unauthorized().status()).encode(),
                            [(b"www-authenticate", b'Bearer realm="kubesched"')])
             return

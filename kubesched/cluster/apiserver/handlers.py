@@ -34,6 +34,7 @@ from kubesched.cluster.apiserver.apply.request import MAX_MANAGER_LENGTH, check_
 from kubesched.cluster.apiserver.auth import ANONYMOUS_USER, USER_KEY
 from kubesched.cluster.apiserver.authz import escalation
 from kubesched.cluster.apiserver.bodies import decode_body, read_body
+from kubesched.cluster.apiserver.fastrequest import url_path
 from kubesched.cluster.apiserver.patch import APPLY
 from kubesched.cluster.apiserver.resources import Resource
 from kubesched.cluster.apiserver.tables import to_table
@@ -329,7 +330,8 @@ def _maybe_table(request: Request, state: "ApiServerState", res: Resource, items
 
 async def api_endpoint(request: Request) -> Response:
     state: ApiServerState = request.app.state.kubesched
-    parts = [p for p in request.url.path.split("/") if p]
+    path = url_path(request)
+    parts = [p for p in path.split("/") if p]
     started = time.perf_counter()
     try:
         target = parse_target(state, parts, request.headers.get("accept", ""))
@@ -341,7 +343,7 @@ async def api_endpoint(request: Request) -> Response:
     except E.ApiError as exc:
         return status_response(exc)
     except Exception as exc:  # a bug: report it as upstream reports panics, keep serving
-        log.exception("%s %s failed", request.method, request.url.path)
+        log.exception("%s %s failed", request.method, path)
         return status_response(E.internal(f"{type(exc).__name__}: {exc}"))
     finally:
-        log.debug("%s %s %.1fms", request.method, request.url.path, (time.perf_counter() - started) * 1e3)
+        log.debug("%s %s %.1fms", request.method, path, (time.perf_counter() - started) * 1e3)

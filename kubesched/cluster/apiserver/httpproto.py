@@ -74,11 +74,16 @@ def with_header_timeout(seconds: float = READ_HEADER_TIMEOUT,
         _awaiting_head = True  # between a response (or the connection's start) and a whole head
         _head_bytes = 0
         _too_large = False
+        _head_deadline = 0.0
 
         def _arm(self) -> None:
-            self._disarm()
+            """Start the head's deadline. One timer per connection, not one per request: while
+            it is pending a new deadline is only noted, and the timer, when it fires early,
+            waits out the rest of the latest one."""
             self._awaiting_head = True
-            self._header_timer = self.loop.call_later(self.header_timeout, self._expired)
+            self._head_deadline = self.loop.time() + self.header_timeout
+            if self._header_timer is None:
+                self._header_timer = self.loop.call_at(self._head_deadline, self._expired)
 
         def _disarm(self) -> None:
             if self._header_timer is not None:
@@ -87,9 +92,13 @@ def with_header_timeout(seconds: float = READ_HEADER_TIMEOUT,
 
         def _expired(self) -> None:
             self._header_timer = None
-            if self._awaiting_head and not self.transport.is_closing():
-                log.debug("closing a connection whose request head did not arrive in %.0fs", self.header_timeout)
-                self.transport.close()
+            if not self._awaiting_head or self.transport.is_closing():
+                return  # a head arrived: the next response arms again
+            if self.loop.time() < self._head_deadline:
+                self._header_timer = self.loop.call_at(self._head_deadline, self._expired)
+                return
+            log.debug("closing a connection whose request head did not arrive in %.0fs", self.header_timeout)
+            self.transport.close()
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -140,8 +149,7 @@ def with_header_timeout(seconds: float = READ_HEADER_TIMEOUT,
             super().on_header(name, value)
 
         def on_headers_complete(self) -> None:
-            self._awaiting_head = False
-            self._disarm()
+            self._awaiting_head = False  # the timer, if pending, lapses when it fires
             super().on_headers_complete()
 
         def send_400_response(self, msg: str) -> None:

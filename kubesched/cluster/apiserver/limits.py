@@ -32,6 +32,7 @@ DEFAULT_MAX_WATCHES = 10_000
 KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"})
 READONLY_METHODS = frozenset({"GET", "HEAD"})
 RETRY_AFTER = "1"
+KIND_KEY = "kubesched.request_kind"
 
 
 def is_long_running(scope: Scope) -> bool:
@@ -47,10 +48,16 @@ def is_long_running(scope: Scope) -> bool:
 
 
 def kind_of(scope: Scope) -> str:
-    """``watch``, ``readOnly`` or ``mutating``: which limit a request counts against."""
-    if is_long_running(scope):
-        return "watch"
-    return "readOnly" if scope.get("method") in READONLY_METHODS else "mutating"
+    """``watch``, ``readOnly`` or ``mutating``: which limit a request counts against (kept
+    in the scope: the metrics and the limits both ask)."""
+    kind: str | None = scope.get(KIND_KEY)
+    if kind is None:
+        if is_long_running(scope):
+            kind = "watch"
+        else:
+            kind = "readOnly" if scope.get("method") in READONLY_METHODS else "mutating"
+        scope[KIND_KEY] = kind
+    return kind
 
 
 @dataclass(slots=True)

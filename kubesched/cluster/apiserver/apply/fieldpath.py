@@ -44,27 +44,35 @@ def names_of(path: Path) -> tuple[str, ...]:
 
 def flatten(obj: Any, path: Path, names: tuple[str, ...]) -> Iterator[tuple[Path, Any, bool]]:
     """Every member path of ``obj`` with its value and whether it is a leaf; ``names`` starts with
-    the definition name of the object's kind (see :mod:`.schema`)."""
+    the definition name of the object's kind (see :mod:`.schema`). Collected in one recursive
+    pass into a list (nested generators cost a resume per level for every member: this runs
+    on every attributed write)."""
+    out: list[tuple[Path, Any, bool]] = []
+    _collect(obj, path, names, out)
+    return iter(out)
+
+
+def _collect(obj: Any, path: Path, names: tuple[str, ...], out: list[tuple[Path, Any, bool]]) -> None:
     if isinstance(obj, dict) and obj and not (path and atomic_map(names)):
         for k, v in obj.items():
-            yield from flatten(v, path + ("f:" + k,), names + (k,))
+            _collect(v, path + ("f:" + k,), names + (k,), out)
         return
     if isinstance(obj, list) and obj and path:
         kind, keys = list_kind(names)
         if kind == "set":
             for v in obj:
-                yield path + ("v:" + _json(v),), v, True
+                out.append((path + ("v:" + _json(v),), v, True))
             return
         if kind == "map":
             for item in obj:
                 ipath = path + (item_element(item, keys),)
-                yield ipath, item, False
+                out.append((ipath, item, False))
                 if isinstance(item, dict):
                     for k, v in item.items():
-                        yield from flatten(v, ipath + ("f:" + k,), names + (k,))
+                        _collect(v, ipath + ("f:" + k,), names + (k,), out)
             return
     if path:
-        yield path, obj, True
+        out.append((path, obj, True))
 
 
 def field_set(obj: Any, root: str) -> set[Path]:

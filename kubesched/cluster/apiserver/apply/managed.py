@@ -121,6 +121,14 @@ def track_update(cur: dict[str, Any] | None, new: dict[str, Any], manager: str |
         else:
             new.get("metadata", {}).pop("managedFields", None)
         return
+    if cur is None:  # a create: every owned field is the manager's, in one new entry
+        fields = field_set(_owned_view(new, subresource, has_status), root)
+        if fields:
+            new["metadata"]["managedFields"] = [Entry(manager, "Update", api_version, now, subresource,
+                                                      fields).encode()]
+        else:
+            new["metadata"].pop("managedFields", None)
+        return
     entries = decode(cur)
     before = {e.key(): dataclasses.replace(e, fields=set(e.fields)) for e in entries}
     old_view, new_view = _owned_view(cur, subresource, has_status), _owned_view(new, subresource, has_status)

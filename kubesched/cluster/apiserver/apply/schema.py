@@ -18,6 +18,7 @@ without a protocol and the stored, defaulted port are the same item.
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
 from kubesched.cluster.apiserver.typedefs.dsl import DEFS, T
@@ -67,6 +68,7 @@ def _resolve(names: tuple[str, ...]) -> T | None:
     return t
 
 
+@functools.lru_cache(maxsize=16384)  # pure: DEFS is complete once typedefs is imported
 def list_kind(names: tuple[str, ...]) -> tuple[ListKind, tuple[str, ...]]:
     """The kind of the list at the field path ``names`` (root definition, then field names), and its keys."""
     t = _resolve(names)
@@ -90,6 +92,7 @@ def list_kind(names: tuple[str, ...]) -> tuple[ListKind, tuple[str, ...]]:
     return "atomic", ()
 
 
+@functools.lru_cache(maxsize=16384)
 def atomic_map(names: tuple[str, ...]) -> bool:
     """Whether the object at ``names`` (root definition, then field names) is owned as one field."""
     t = _resolve(names)

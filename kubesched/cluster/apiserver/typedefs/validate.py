@@ -10,6 +10,7 @@ Patch directives (``$patch``, ``$setElementOrder/...``) are not fields.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from kubesched.cluster.apiserver import errors as E
@@ -24,8 +25,39 @@ def unknown_fields(value: Any, defname: str, keyed: bool = False) -> list[str]:
     as the JSON decoder says it), or with ``keyed`` by their list-map keys
     (``spec.containers[name="c"].bar``, as server-side apply says it)."""
     out: list[str] = []
-    _walk(value, DEFS[defname], "", out, keyed)
+    d = DEFS[defname]
+    if _any_unknown(value, d):  # paths are made only when there is one to name
+        _walk(value, d, "", out, keyed)
     return out
+
+
+def _any_unknown(value: Any, d: Any) -> bool:
+    """Whether :func:`_walk` would find an unknown field in ``value`` (the same descent)."""
+    if not isinstance(value, dict):
+        return False
+    fields, closed = d.fields, not d.open
+    for k, v in value.items():
+        t = fields.get(k)
+        if t is None:
+            if closed and not k.startswith("$"):
+                return True
+            continue
+        if k.startswith("$"):
+            continue
+        if _any_unknown_type(v, t):
+            return True
+    return False
+
+
+def _any_unknown_type(value: Any, t: T) -> bool:
+    d = resolve(t)
+    if d is not None:
+        return _any_unknown(value, d)
+    if t.kind == "array" and isinstance(value, list) and t.item is not None:
+        return any(_any_unknown_type(v, t.item) for v in value)
+    if t.kind == "map" and isinstance(value, dict) and t.item is not None:
+        return any(_any_unknown_type(v, t.item) for v in value.values())
+    return False
 
 
 def _item(v: Any, i: int, t: T, keyed: bool) -> str:
@@ -63,6 +95,35 @@ def _walk(value: Any, d: Any, path: str, out: list[str], keyed: bool) -> None:
         _walk_type(v, t, child, out, keyed)
 
 
+_KEY_SPACE = re.compile(rb'"[ \t\r\n]+:')
+
+
+def _members(value: Any) -> int:
+    """How many members the objects in ``value`` have, nested ones included."""
+    n, todo = 0, [value]
+    while todo:
+        v = todo.pop()
+        if type(v) is dict:
+            n += len(v)
+            todo.extend(v.values())
+        elif type(v) is list:
+            todo.extend(v)
+    return n
+
+
+def surely_unique(raw: bytes, body: Any) -> bool:
+    """True only if no JSON object in ``raw`` names a field twice, judged from ``body`` (what
+    ``raw`` decoded to) without parsing ``raw`` again. In a JSON text a key is a string
+    followed by ``:`` (after optional whitespace), and nothing else is: a value string is
+    followed by ``,``, ``}``, ``]`` or whitespace, and a ``"`` inside a string is escaped.
+    So with no ``\\"`` and no whitespace between a string and ``:``, the count of ``":`` is
+    the count of keys written, which exceeds the members of the decoded objects exactly
+    when some key is repeated. (False just means: ask :func:`duplicate_fields`.)"""
+    if b'\\"' in raw or _KEY_SPACE.search(raw) is not None:
+        return False
+    return raw.count(b'":') == _members(body)
+
+
 def duplicate_fields(raw: bytes) -> list[str]:
     """Fields named twice in one JSON object of ``raw`` (empty for YAML or invalid JSON)."""
     dups: list[str] = []
@@ -93,7 +154,8 @@ def check(mode: str | None, group: str, version: str, kind: str, body: Any, raw:
         return []
     unknown = unknown_fields(body, definition_for(group, version, kind), keyed=apply)
     problems = [f'unknown field "{p}"' for p in unknown]
-    problems += [f'json: duplicate field "{k}"' for k in duplicate_fields(raw)]
+    if raw and not surely_unique(raw, body):
+        problems += [f'json: duplicate field "{k}"' for k in duplicate_fields(raw)]
     if not problems:
         return []
     if mode == "Strict":
