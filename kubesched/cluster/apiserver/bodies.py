@@ -145,7 +145,8 @@ def decode_json(raw: bytes) -> Any:
     the standard library, whose answer (and error text) is the reference."""
     if json_depth(raw) > MAX_DEPTH:
         raise E.bad_request(f"couldn't get version/kind; json parse error: exceeded max depth of {MAX_DEPTH}")
-    if _NINETEEN_ZEROS not in raw.translate(_DIGITS_TO_ZERO) and _SURROGATE_ESCAPE.search(raw) is None:
+    surrogate = b"\\u" in raw and _SURROGATE_ESCAPE.search(raw) is not None  # the regex only if \u is there
+    if _NINETEEN_ZEROS not in raw.translate(_DIGITS_TO_ZERO) and not surrogate:
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:

@@ -74,6 +74,11 @@ class WatchStream:
         self._pending = initial
         self.since = since
         self.last_rv = since
+        # with a selector: whether the version of each object this stream last judged
+        # matched it. That version is the next MODIFIED event's object-before (the stream
+        # judges every event of its kind in revision order), so its text need not be parsed
+        # again; an object last changed before the stream began is judged from ``prev``.
+        self._matched: dict[tuple[str, str], bool] = {}
 
     @property
     def closed(self) -> bool:
@@ -130,9 +135,17 @@ class WatchStream:
         cur = self._view(ev.obj())
         now = self._pred(cur)
         before = now
+        key = (ev.namespace, ev.name)
         if ev.type == MODIFIED:
-            prev = ev.prev_obj()
-            before = prev is not None and self._pred(self._view(prev))
+            judged = self._matched.get(key)
+            if judged is None:
+                prev = ev.prev_obj()
+                judged = prev is not None and self._pred(self._view(prev))
+            before = judged
+        if ev.type == DELETED:
+            self._matched.pop(key, None)
+        else:
+            self._matched[key] = now
         if not now and not before:
             return None
         typ = ev.type

@@ -24,22 +24,23 @@ orjson as ``null``; no stored object holds one (bodies refuse them, :mod:`...api
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
 
-_LONG_NUMBER_STR = re.compile(r"[0-9]{19}")
-# bytes: every digit mapped to "0", then one substring search (~0.5 µs for a pod's event
-# where the regex takes ~4 µs, more than orjson's parse)
+# every digit mapped to "0", then one substring search (~1 µs for a pod's text where a
+# regex took ~10 µs, three times orjson's parse)
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _NINETEEN_ZEROS = b"0" * 19
 
 
 def loads(text: str | bytes) -> Any:
     """``json.loads(text)``, faster when orjson gives the same values."""
-    long_number = (_LONG_NUMBER_STR.search(text) is not None if isinstance(text, str)
-                   else _NINETEEN_ZEROS in text.translate(_DIGITS_TO_ZERO))
+    # a str is tested as its UTF-8 bytes (~1 µs for a pod's text where the regex took
+    # ~10 µs, three times orjson's parse): ASCII digits are the same bytes, and no byte of a
+    # multi-byte sequence is ASCII; "surrogatepass" gives a lone surrogate its 3 bytes
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    long_number = _NINETEEN_ZEROS in raw.translate(_DIGITS_TO_ZERO)
     if not long_number:
         try:
             return orjson.loads(text)

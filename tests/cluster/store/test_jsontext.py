@@ -44,6 +44,15 @@ def test_a_long_digit_run_inside_a_string_only_takes_the_slow_path() -> None:
     assert loads(dumps(doc)) == doc
 
 
+def test_a_text_with_a_raw_lone_surrogate_and_a_big_integer_is_read_as_json_reads_it() -> None:
+    # the digit-run test looks at a str's UTF-8 bytes; a lone surrogate has none, so it is
+    # given its 3 bytes ("surrogatepass"), and the big integer still takes the slow path
+    text = '{"a":"\ud800","n":123456789012345678901234567,"b":"\u0663\u0663"}'  # raw characters
+    assert "\ud800" in text  # the raw character, not an escape
+    got = loads(text)
+    assert got == json.loads(text) and got["n"] == 123456789012345678901234567 and type(got["n"]) is int
+
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
