@@ -106,10 +106,14 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     level = {0: logging.WARNING, 1: logging.INFO}.get(args.verbose, logging.DEBUG)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
-    stop = threading.Event()
+    stop = threading.Event()  # set by the parent-watch thread
+    signalled: list[int] = []
 
     def on_term(signum: int, frame: FrameType | None) -> None:
-        stop.set()
+        # no lock here (Event.set takes one): CPython runs this between two bytecodes of
+        # the main thread, which may hold that very lock inside stop.wait(); the loop
+        # below sees the signal within its half-second wait
+        signalled.append(signum)
 
     signal.signal(signal.SIGTERM, on_term)
     signal.signal(signal.SIGINT, on_term)
@@ -122,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     component.start(None)
     frozen = False
     try:
-        while not stop.wait(0.5):
+        while not signalled and not stop.wait(0.5):
             if not frozen and component.live.wait_ready(0):
                 # the synced caches (every node, every pod) live as long as the process:
                 # out of the cyclic collector's reach, and young collections less often

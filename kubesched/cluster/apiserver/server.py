@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import socket
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -108,13 +109,14 @@ class _Uvicorn(uvicorn.Server):
         super().__init__(config)
         self._owner = on_exit
 
-    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        # This runs as a signal handler, between two bytecodes of whatever the main thread
-        # was doing, possibly inside a held lock (the watch hub's, when a watch was closing):
-        # taking that lock here would wait forever. So the shutdown's work runs on its own
-        # thread, which takes locks as any other thread does.
-        threading.Thread(target=self._owner._begin_shutdown, name="apiserver-shutdown", daemon=True).start()
-        super().handle_exit(sig, frame)
+    # SIGTERM/SIGINT: uvicorn's own handler only notes the signal, and its main loop then calls
+    # shutdown() on the event loop. The shutdown's work (ending the open watches, which takes
+    # the watch hub's lock) is done there, never in the signal handler: CPython runs that
+    # between two bytecodes of the main thread, which may be inside the hub's lock (a watch
+    # closing) -- a CI run caught serve waiting forever for that lock on its own thread.
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self._owner._begin_shutdown()  # ends open watches now, not after the graceful timeout
+        await super().shutdown(sockets)
 
 
 class ApiServer:

@@ -9,8 +9,9 @@ waits for that same lock: serve never stopped (faulthandler's stacks showed exac
 
 Here the test's own thread plays the main thread: it holds the hub's lock and calls the
 handler itself, as the interrupted thread would. The handler must return at once (the lock
-is not reentrant: it cannot be taken there), and the shutdown must complete once the lock is
-released, ending the open watch and the server. Real server on a free port, in this process.
+is not reentrant: it cannot be taken there; the shutdown's work now runs on the event loop,
+from uvicorn's shutdown), and the shutdown must complete once the lock is released, ending
+the open watch and the server. Real server on a free port, in this process.
 """
 
 from __future__ import annotations
