@@ -65,6 +65,11 @@ def _call(loop: asyncio.AbstractEventLoop, fn: Callable[..., None], *args: Any) 
         pass
 
 
+def _resolve_all(futs: "list[asyncio.Future[Any]]", error: BaseException | None) -> None:
+    for fut in futs:
+        _resolve(fut, error)
+
+
 def _wake(loop: asyncio.AbstractEventLoop, fut: "asyncio.Future[Any]", error: BaseException | None,
           value: Any = None) -> None:
     _call(loop, _resolve, fut, error, value)
@@ -230,8 +235,13 @@ class LoopWrites:
             return
         with self._mu:
             waiters = self._durable_waiters.pop(batch, [])
+        # one hand-off per loop for the whole group (each is a self-pipe write and a wake-up
+        # of the loop), not one per writer
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
         for loop, fut in waiters:
-            _wake(loop, fut, error)
+            by_loop.setdefault(loop, []).append(fut)
+        for loop, futs in by_loop.items():
+            _call(loop, _resolve_all, futs, error)
 
     def close(self) -> None:
         """Stop the committer (the store committed its last group) and wake every waiter."""
