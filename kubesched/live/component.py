@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -76,12 +77,26 @@ class SchedulerComponent:
                 return
             self.live.start()
             self._started = True
-        if self.on_ready is not None and self.live.wait_ready(self.start_timeout) and not self._stop.is_set():
+        if self.on_ready is not None and self._wait_ready(server_stopping):
             self.on_ready(self.live)
         while server_stopping is not None and not self._stop.is_set():
             if server_stopping.wait(0.2):
                 self._shutdown()
                 return
+
+    def _wait_ready(self, server_stopping: threading.Event | None) -> bool:
+        """Whether the scheduler's caches synced within ``start_timeout``; False at once
+        when :meth:`stop` is called or the server begins to shut down meanwhile (a server
+        stopped right after it started answers no list: waiting out the whole timeout kept
+        ``stop`` -- and the server's exit -- waiting for it)."""
+        deadline = time.monotonic() + self.start_timeout
+        while not self._stop.is_set() and not (server_stopping is not None and server_stopping.is_set()):
+            left = deadline - time.monotonic()
+            if self.live.wait_ready(min(0.1, max(left, 0.0))):
+                return not self._stop.is_set()
+            if left <= 0:
+                return False
+        return False
 
     def _wait_for_server(self) -> bool:
         waited = 0.0
