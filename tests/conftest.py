@@ -5,6 +5,33 @@ Python's recursion limit when it is imported. Hypothesis refuses a test during w
 limit changes, so a property test that happens to build the default profile first would fail
 when run alone. Importing the CEL module once here, before any test runs, keeps every test's
 outcome independent of the order the tests run in.
+
+``count_handoffs``: a fixture shared by the tests that count hand-offs from other threads to
+an event loop (the watch waker's, the store's loop writes').
 """
 
+import asyncio
+from collections.abc import Callable
+
+import pytest
+
 import kubesched.plugins.dynamicresources.cel  # noqa: F401
+
+
+def _count_handoffs(loop: asyncio.AbstractEventLoop) -> list[object]:
+    """Make ``loop.call_soon_threadsafe`` note each call (a hand-off to the loop) in the
+    returned list, then do what it did."""
+    calls: list[object] = []
+    real = loop.call_soon_threadsafe
+
+    def counting(*args: object) -> object:
+        calls.append(args[0])
+        return real(*args)  # type: ignore[arg-type]
+
+    loop.call_soon_threadsafe = counting  # type: ignore[method-assign]
+    return calls
+
+
+@pytest.fixture
+def count_handoffs() -> Callable[[asyncio.AbstractEventLoop], list[object]]:
+    return _count_handoffs

@@ -35,6 +35,7 @@ import yaml
 from starlette.requests import ClientDisconnect, Request
 
 from kubesched.cluster.apiserver import errors as E, protobuf
+from kubesched.cluster.store.jsontext import has_long_digit_run
 
 MAX_DEPTH = 100
 MAX_YAML_NODES = 400_000  # go-yaml decodes at least this many values before judging aliasing
@@ -43,8 +44,6 @@ _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
-_NINETEEN_ZEROS = b"0" * 19
 _YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "application/apply-patch+yaml")
 
 
@@ -146,7 +145,7 @@ def decode_json(raw: bytes) -> Any:
     if json_depth(raw) > MAX_DEPTH:
         raise E.bad_request(f"couldn't get version/kind; json parse error: exceeded max depth of {MAX_DEPTH}")
     surrogate = b"\\u" in raw and _SURROGATE_ESCAPE.search(raw) is not None  # the regex only if \u is there
-    if _NINETEEN_ZEROS not in raw.translate(_DIGITS_TO_ZERO) and not surrogate:
+    if not has_long_digit_run(raw) and not surrogate:
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:

@@ -5,25 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 
 from kubesched.cluster.apiserver.watchhttp import _Waker
 
 
-def count_handoffs(loop: asyncio.AbstractEventLoop) -> list[object]:
-    """Make ``loop.call_soon_threadsafe`` note each call (a hand-off to the loop) in the
-    returned list, then do what it did."""
-    calls: list[object] = []
-    real = loop.call_soon_threadsafe
-
-    def counting(*args: object) -> object:
-        calls.append(args[0])
-        return real(*args)  # type: ignore[arg-type]
-
-    loop.call_soon_threadsafe = counting  # type: ignore[method-assign]
-    return calls
-
-
-def test_every_event_is_set_with_batched_handoffs() -> None:
+def test_every_event_is_set_with_batched_handoffs(count_handoffs: Callable[[asyncio.AbstractEventLoop], list[object]]) -> None:
     async def run() -> tuple[int, int]:
         loop = asyncio.get_running_loop()
         waker = _Waker(loop)
@@ -50,7 +37,8 @@ def test_a_closed_loop_drops_pending_wakeups() -> None:
     assert waker._pending == []
 
 
-def test_a_write_committed_on_the_loop_wakes_its_watches_without_a_handoff() -> None:
+def test_a_write_committed_on_the_loop_wakes_its_watches_without_a_handoff(
+        count_handoffs: Callable[[asyncio.AbstractEventLoop], list[object]]) -> None:
     async def run() -> tuple[bool, int]:
         loop = asyncio.get_running_loop()
         waker = _Waker(loop, threading.get_ident())

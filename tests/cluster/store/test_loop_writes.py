@@ -10,7 +10,7 @@ import asyncio
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +41,13 @@ def store(tmp_path: Path) -> Iterator[Store]:
     s.close()
 
 
-def test_writes_of_one_iteration_share_one_commit_and_are_acknowledged_after_it(store: Store,
-                                                                                 tmp_path: Path) -> None:
+def test_writes_of_one_iteration_share_one_commit_and_are_acknowledged_after_it(
+        store: Store, tmp_path: Path, count_handoffs: Callable[[asyncio.AbstractEventLoop], list[object]]) -> None:
     """200 writes started together run in one loop iteration, so they form one group: one
     COMMIT. Each, when acknowledged, is visible to another connection (committed). The
     committer thread hands the group's acknowledgement to the loop once, not once a writer."""
     seen_committed: list[bool] = []
-    handoffs: list[object] = []
+    handoffs: list[list[object]] = []  # the loop's hand-offs from other threads (the committer's)
 
     async def one(name: str) -> str:
         obj = await store.write_on_loop(lambda: store.create(PODS, "default", name, pod(name)))
@@ -55,19 +55,12 @@ def test_writes_of_one_iteration_share_one_commit_and_are_acknowledged_after_it(
         return str(obj["metadata"]["resourceVersion"])
 
     async def main() -> list[str]:
-        loop = asyncio.get_running_loop()
-        real = loop.call_soon_threadsafe
-
-        def counting(*args: Any) -> Any:  # a hand-off from another thread to the loop
-            handoffs.append(args[0])
-            return real(*args)
-
-        loop.call_soon_threadsafe = counting  # type: ignore[method-assign]
+        handoffs.append(count_handoffs(asyncio.get_running_loop()))
         return await asyncio.gather(*(one(f"p{i}") for i in range(200)))
 
     rvs = asyncio.run(main())
     assert store.commits == 1
-    assert len(handoffs) == 1, handoffs[:3]
+    assert len(handoffs[0]) == 1, handoffs[0][:3]
     assert seen_committed == [True] * 200
     assert sorted(int(rv) for rv in rvs) == list(range(1, 201))
     assert store.rv == 200
