@@ -285,6 +285,11 @@ def _run_serve(args: argparse.Namespace) -> int:
                   _fmt(res["first_create_to_last_bind_seconds"], 2), str(res["after_sigkill_missing"]),
                   str(res["after_sigkill_moved_or_unbound"]))
         Console().print(t)
+        if res["cpu_bound_pods_per_second"] is not None:
+            parts = ", ".join(f"{k.replace('_', ' ')} {v:.1f} s" for k, v in res["cpu_seconds_during_burst"].items()
+                              if v is not None)
+            print(f"CPU per bound pod: {res['cpu_ms_per_pod']:.2f} ms ({parts}); on {res['cpus']} cores "
+                  f"that allows at most {res['cpu_bound_pods_per_second']:,.0f} pods/s")
         for err in res["first_create_errors"]:
             print(f"create error: {err}", file=sys.stderr)
     return 0 if res["ok"] else 1

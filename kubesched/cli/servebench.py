@@ -138,6 +138,17 @@ class CpuMeter:
             self.seconds[k] = None if v is None or before is None else round(v - before, 2)
 
 
+def cpu_ceiling(seconds: dict[str, float | None], pods: int, cpus: int | None) -> tuple[float | None, float | None]:
+    """CPU milliseconds per bound pod, every measured process together, and the pods per
+    second that cost allows with every one of ``cpus`` cores busy: the burst's ceiling on
+    this machine whatever the overlap (``(None, None)`` when a figure is missing)."""
+    known = [v for v in seconds.values() if v is not None]
+    if not known or pods <= 0 or not cpus:
+        return None, None
+    ms = sum(known) / pods * 1000
+    return round(ms, 3), (round(cpus * 1000 / ms, 1) if ms > 0 else None)
+
+
 def pod(name: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NS},
             "spec": {"containers": [{"name": "c", "image": "pause",
@@ -235,6 +246,7 @@ def _run(data: Path, nodes: int, pods: int, clients: int, extra: list[str], time
     missing = [n for n in acked if n not in stored]
     moved = [n for n, node in watch.bound.items() if stored.get(n) != node]
     bound_n = len(watch.bound)
+    cpu_ms, ceiling = cpu_ceiling(meter.seconds, bound_n, os.cpu_count())
     return {
         "nodes": nodes, "pods": pods, "clients": clients,
         "scheduler": "in-process" if not extra else "process",
@@ -246,6 +258,7 @@ def _run(data: Path, nodes: int, pods: int, clients: int, extra: list[str], time
         "pods_per_second": round(bound_n / elapsed, 1) if elapsed > 0 else None,
         "after_sigkill_missing": len(missing), "after_sigkill_moved_or_unbound": len(moved),
         "cpu_seconds_during_burst": meter.seconds,
+        "cpu_ms_per_pod": cpu_ms, "cpu_bound_pods_per_second": ceiling,
         "load_average_1m": round(os.getloadavg()[0], 2),
         "cpus": os.cpu_count(),
         "ok": not missing and not moved and bound_n == pods and not errors,

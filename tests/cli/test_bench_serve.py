@@ -33,6 +33,10 @@ def test_every_pod_acknowledged_bound_and_still_bound_after_sigkill(mode: tuple[
     assert cpu["serve"] >= 0 and cpu["bench"] > 0  # serve in clock ticks: a tiny burst may round to 0
     assert (cpu["scheduler_process"] is None) if mode else (cpu["scheduler_process"] >= 0)
     assert res["load_average_1m"] >= 0
+    known = sum(v for v in cpu.values() if v is not None)  # the ceiling is derived from the same figures
+    if known > 0:
+        assert res["cpu_ms_per_pod"] == pytest.approx(known / 12 * 1000, abs=0.001)
+        assert res["cpu_bound_pods_per_second"] == pytest.approx(res["cpus"] * 1000 / res["cpu_ms_per_pod"], rel=0.01)
 
 
 @pytest.mark.parametrize("args, message", [
