@@ -3,9 +3,9 @@ process, without HTTP (issue 16 item 3): what starting one bound pod costs the n
 its informers and the registry writes it makes.
 
 A real Store (SQLite, synchronous=NORMAL so the disk does not set the figure), Registry,
-informers, :class:`~kubesched.cluster.nodes.simulator.NodeSimulator` (kubelets, node
+informers, :class:`~kubesched.server.nodes.simulator.NodeSimulator` (kubelets, node
 lifecycle, taint eviction, pod GC) and, with ``--controllers``, the
-:class:`~kubesched.cluster.controllers.manager.ControllerManager`. N nodes are created and
+:class:`~kubesched.server.controllers.manager.ControllerManager`. N nodes are created and
 left to settle (Leases, node status, pod CIDRs); then M pods are created already bound
 (``spec.nodeName``, round robin, in one transaction) and the figure is the CPU time of
 every thread but the main one (which creates the pods) until all M are Running, divided by
@@ -27,10 +27,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from kubesched.cluster.apiserver.registry import Registry
-from kubesched.cluster.nodes.agent import AgentOptions
-from kubesched.cluster.nodes.simulator import NodeOptions, NodeSimulator
-from kubesched.cluster.store import Store
+from kubesched.server.apiserver.registry.registry import Registry
+from kubesched.server.nodes.agent import AgentOptions
+from kubesched.server.nodes.simulator import NodeOptions, NodeSimulator
+from kubesched.server.store import Store
 
 
 def node(name: str) -> dict[str, Any]:
@@ -85,7 +85,7 @@ def main() -> None:
         server = SimpleNamespace(registry=reg)
         parts: list[Any] = [NodeSimulator(NodeOptions(agent_options=AgentOptions(pod_start_delay=0.0)))]
         if args.controllers:
-            from kubesched.cluster.controllers.manager import ControllerManager
+            from kubesched.server.controllers.manager import ControllerManager
             parts.append(ControllerManager())
         for p in parts:
             p.start(server)  # type: ignore[arg-type]

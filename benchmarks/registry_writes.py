@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kubesched.cluster.apiserver import subresources as sub
-from kubesched.cluster.apiserver.registry import Registry
-from kubesched.cluster.nodes import podstatus as PS
-from kubesched.cluster.store import Store
+from kubesched.server.apiserver.registry import subresources as sub
+from kubesched.server.apiserver.registry.registry import Registry
+from kubesched.server.nodes import podstatus as PS
+from kubesched.server.store import Store
 
 
 def pod(name: str) -> dict[str, Any]:  # the pod `kubesched bench --serve` POSTs

@@ -26,13 +26,13 @@ import threading
 import time
 from typing import Any
 
-from kubesched.cluster.apiserver import subresources as sub
-from kubesched.cluster.apiserver.resources import TABLE
-from kubesched.cluster.apiserver.watchapi import WatchStream, open_watch
-from kubesched.cluster.apiserver.watchhttp import _encode, _Waker
-from kubesched.cluster.controllers.garbagecollector import GarbageCollector
-from kubesched.cluster.controllers.informer import Informer, by_namespace, by_node_name
-from kubesched.cluster.nodes import podstatus as PS
+from kubesched.server.apiserver.registry import subresources as sub
+from kubesched.server.apiserver.registry.resources import TABLE
+from kubesched.server.apiserver.watch.api import WatchStream, open_watch
+from kubesched.server.apiserver.watch.http import _encode, _Waker
+from kubesched.server.controllers.garbagecollector import GarbageCollector
+from kubesched.server.controllers.informer import Informer, by_namespace, by_node_name
+from kubesched.server.nodes import podstatus as PS
 from registry_writes import one_node_registry, pod  # the same pod and set-up (benchmarks/ is on sys.path)
 
 SCHEDULER_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"

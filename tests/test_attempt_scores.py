@@ -7,8 +7,8 @@ import json
 
 import numpy as np
 
-from kubesched.explanation import ScoreDetail
-from kubesched.scheduler import Attempt
+from kubesched.explain.attempt import ScoreDetail
+from kubesched.scheduler.scheduler import Attempt
 
 
 def record(att: Attempt, names: list[str], weighted: dict[str, np.ndarray], totals: np.ndarray) -> None:

@@ -6,7 +6,7 @@ validation: the request fails with 400 ``Pod in version "v1" cannot be handled a
 json: cannot unmarshal number into Go struct field Toleration.spec.tolerations.value of
 type string``. kubesched works on plain dictionaries instead, so it checks the types
 first, once, against a small schema per kind: ``simulate`` (:mod:`kubesched.api.decode`)
-and the API server (``cluster/apiserver/registry.py``) both call :func:`check_object`
+and the API server (``server/apiserver/registry/registry.py``) both call :func:`check_object`
 before defaulting, and the code after it may rely on the types.
 
 A schema mirrors the Go type, field by field, and is plain data::

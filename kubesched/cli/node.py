@@ -25,7 +25,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 
 def run(args: argparse.Namespace) -> int:
-    from kubesched.cluster.nodes import admin
+    from kubesched.server.nodes import admin
 
     data_dir = Path(args.data_dir).resolve()
     client = admin.Client(Path(args.kubeconfig) if args.kubeconfig else data_dir / "kubeconfig")

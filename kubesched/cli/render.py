@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from kubesched.explanation import NOT_EVALUATED, Attempt
+from kubesched.explain.attempt import NOT_EVALUATED, Attempt
 from kubesched.sim.driver import PodOutcome, Simulation
 
 SHORT = {"NodeResourcesFit": "Fit", "NodeResourcesBalancedAllocation": "Balanced",

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from kubesched.api.errors import KubeschedError, QuantityError
 from kubesched.api.quantity import parse_quantity
 from kubesched.cli import serve_cluster
-from kubesched.cluster.apiserver.limits import DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES
+from kubesched.server.apiserver.http.limits import DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES
 
 if TYPE_CHECKING:
     from kubesched.config import SchedulerConfig
@@ -80,7 +80,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 
 def run(args: argparse.Namespace) -> int:
-    from kubesched.cluster.apiserver.server import ApiServer, ServeOptions
+    from kubesched.server.apiserver.server import ApiServer, ServeOptions
 
     for flag, value in (("--node-cpu", args.node_cpu), ("--node-memory", args.node_memory)):
         try:

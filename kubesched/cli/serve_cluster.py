@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from kubesched.api.errors import KubeschedError
 
 if TYPE_CHECKING:
-    from kubesched.cluster.apiserver.registry import Registry
-    from kubesched.cluster.nodes import NodePool
+    from kubesched.server.apiserver.registry.registry import Registry
+    from kubesched.server.nodes import NodePool
 
 
 def add_flags(p: argparse.ArgumentParser) -> None:
@@ -62,7 +62,7 @@ def add_flags(p: argparse.ArgumentParser) -> None:
 
 def pools(args: argparse.Namespace) -> "list[NodePool]":
     """The node pools the flags ask for (validated; raises KubeschedError)."""
-    from kubesched.cluster.nodes import load_pool_file, template_pool
+    from kubesched.server.nodes import load_pool_file, template_pool
 
     if args.zones < 0:
         raise KubeschedError("--zones must not be negative")
@@ -84,15 +84,15 @@ def pools(args: argparse.Namespace) -> "list[NodePool]":
 
 
 def create_nodes(registry: "Registry", node_pools: "list[NodePool]") -> None:
-    from kubesched.cluster.nodes import ensure_pools
+    from kubesched.server.nodes import ensure_pools
 
     ensure_pools(registry, node_pools)
 
 
 def components(args: argparse.Namespace) -> list[Any]:
     """The Components to run beside the API server, as the flags ask."""
-    from kubesched.cluster.controllers import ControllerManager, ControllerOptions
-    from kubesched.cluster.nodes import AgentOptions, LifecycleOptions, NodeOptions, NodeSimulator, PodGCOptions
+    from kubesched.server.controllers import ControllerManager, ControllerOptions
+    from kubesched.server.nodes import AgentOptions, LifecycleOptions, NodeOptions, NodeSimulator, PodGCOptions
 
     out: list[Any] = []
     if not args.no_controllers:

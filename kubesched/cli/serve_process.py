@@ -8,7 +8,7 @@ wrote), so it can run as its own process against the server's URL, as ARCHITECTU
 allows ("each part can also run as its own process"), with the same client code and the
 same decisions.
 
-:class:`SchedulerProcess` is the server :class:`~kubesched.cluster.apiserver.server.Component`
+:class:`SchedulerProcess` is the server :class:`~kubesched.server.apiserver.server.Component`
 that starts and stops the child; :func:`main` is the child (``python -m
 kubesched.cli.serve_process``). The child reads its stdin until end of file: when the
 parent dies (even by SIGKILL) the pipe closes and the child stops, so no orphan keeps

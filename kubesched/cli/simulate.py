@@ -15,7 +15,7 @@ from kubesched.cli import progress, render
 from kubesched.config import load_config
 from kubesched.framework.errors import ProfileError
 from kubesched.plugins.registry import in_tree_registry
-from kubesched.scheduler import Attempt
+from kubesched.scheduler.scheduler import Attempt
 from kubesched.sim.driver import Simulation
 
 
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
 def _add_result_annotations(sim: Simulation, pods: list[dict[str, Any]]) -> None:
     """``--result-annotations``: each attempted pod's kube-scheduler-simulator annotations
     (``resultAnnotations``), as ``serve``/``run`` would write them after its last attempt."""
-    from kubesched.kssresults import HISTORY, ProfilePlugins, result_annotations
+    from kubesched.explain.kssresults import HISTORY, ProfilePlugins, result_annotations
 
     plugins = {name: ProfilePlugins.of(fw.points) for name, fw in sim.sched.profiles.items()}
     for out, pod in zip(sim.results(), pods):

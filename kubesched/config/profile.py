@@ -42,7 +42,7 @@ from kubesched.config.validation import spec_for
 from kubesched.framework.errors import ProfileError
 from kubesched.framework.interface import MAX_NODE_SCORE, MAX_TOTAL_SCORE, Handle, ScorePlugin
 from kubesched.framework.registry import Registry
-from kubesched.framework.runtime import EXTENSION_POINTS, Framework
+from kubesched.framework.runtime.framework import EXTENSION_POINTS, Framework
 
 log = logging.getLogger(__name__)
 

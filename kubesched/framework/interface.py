@@ -22,7 +22,7 @@ Status codes per extension point (as upstream):
 
 ``None`` is accepted wherever a Status is returned and means Success (Go's nil
 ``*Status``). What else a plugin may return, and how a raised exception or a wrong value
-becomes an Error naming the plugin, is in :mod:`kubesched.framework.results`.
+becomes an Error naming the plugin, is in :mod:`kubesched.framework.runtime.results`.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from kubesched.framework.events import ClusterEventWithHint
     from kubesched.framework.nodetable import NodeTable
     from kubesched.framework.storage import StorageLister, StorageWriter
-    from kubesched.framework.waiting import WaitingPod
+    from kubesched.framework.runtime.waiting import WaitingPod
 
 from kubesched.framework.cycle_state import StateKey
 

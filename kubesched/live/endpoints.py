@@ -35,7 +35,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from kubesched.cluster.apiserver.httpproto import listen, with_header_timeout
+from kubesched.server.apiserver.http.httpproto import listen, with_header_timeout
 
 log = logging.getLogger(__name__)
 

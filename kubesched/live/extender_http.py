@@ -35,7 +35,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from kubesched.api.errors import KubeschedError
-from kubesched.cluster.apiserver.httpproto import listen, with_header_timeout
+from kubesched.server.apiserver.http.httpproto import listen, with_header_timeout
 from kubesched.cluster.kube.client import KubeClient
 from kubesched.cluster.kube.resources import PODS
 from kubesched.live.endpoints import start_server_thread, stop_server_thread

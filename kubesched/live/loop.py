@@ -26,11 +26,11 @@ from collections.abc import Callable
 
 from kubesched.api.objects import Pod
 
-from kubesched.eventhandlers import EventHandlers
-from kubesched.live.explainstore import ExplainStore
+from kubesched.scheduler.eventhandlers import EventHandlers
+from kubesched.explain.store import ExplainStore
 from kubesched.framework.interface import QueuedPodInfo
 from kubesched.queue.scheduling_queue import SchedulingQueue
-from kubesched.scheduler import Attempt, Scheduler
+from kubesched.scheduler.scheduler import Attempt, Scheduler
 
 log = logging.getLogger(__name__)
 

@@ -38,10 +38,10 @@ from prometheus_client.registry import Collector
 
 from kubesched.api.objects import Pod
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.metrics import PLUGIN_RECORDER, status_label
+from kubesched.framework.runtime.metrics import PLUGIN_RECORDER, status_label
 from kubesched.live.metrics_state import SchedulerState
 from kubesched.queue.moves import ACTIVE_Q, BACKOFF_Q, GATED, UNSCHEDULABLE, QueueMove
-from kubesched.scheduler import Attempt
+from kubesched.scheduler.scheduler import Attempt
 
 if TYPE_CHECKING:
     from kubesched.live.scheduler import LiveScheduler

@@ -49,11 +49,11 @@ from kubesched.framework.errors import ProfileError
 from kubesched.framework.extender import MAX_EXTENDER_PRIORITY, MAX_NODE_SCORE
 from kubesched.framework.interface import PODS_TO_ACTIVATE
 from kubesched.framework.registry import Registry
-from kubesched.framework.runtime import Framework
+from kubesched.framework.runtime.framework import Framework
 from kubesched.framework.status import Code, Status
 from kubesched.live.scheduler import LiveScheduler
 from kubesched.plugins.registry import DEFAULT_MULTIPOINT
-from kubesched.scheduler import Scheduler
+from kubesched.scheduler.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 

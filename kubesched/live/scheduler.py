@@ -59,20 +59,20 @@ from kubesched.cluster.kube.dra import KubeDra
 from kubesched.cluster.kube.sink import KubeSink
 from kubesched.cluster.kube.storage import KubeStorage
 from kubesched.config import SchedulerConfig, build_profiles
-from kubesched.eventhandlers import EventHandlers
+from kubesched.scheduler.eventhandlers import EventHandlers
 from kubesched.framework.clock import RealClock
 from kubesched.framework.events import ActionType, Resource
 from kubesched.framework.registry import Registry
-from kubesched.kssresults import ProfilePlugins
+from kubesched.explain.kssresults import ProfilePlugins
 from kubesched.live.annotations import ResultAnnotator
 from kubesched.live.binder import Binder
-from kubesched.live.explainstore import DEFAULT_MAX_ATTEMPTS, DEFAULT_PER_POD, ExplainStore
+from kubesched.explain.store import DEFAULT_MAX_ATTEMPTS, DEFAULT_PER_POD, ExplainStore
 from kubesched.live.loop import SchedulingLoop
 from kubesched.live.metrics import SchedulerMetrics
 from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
 from kubesched.queue.moves import QueueMove
 from kubesched.queue.scheduling_queue import SchedulingQueue
-from kubesched.scheduler import Attempt, Scheduler
+from kubesched.scheduler.scheduler import Attempt, Scheduler
 
 log = logging.getLogger(__name__)
 

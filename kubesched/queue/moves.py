@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 from kubesched.api.objects import Pod
 from kubesched.framework.events import ClusterEvent
 from kubesched.framework.interface import QueuedPodInfo
-from kubesched.framework.results import as_status, call as call_plugin
+from kubesched.framework.runtime.results import as_status, call as call_plugin
 from kubesched.queue import clusterevents as ce
 from kubesched.queue.active_queue import ActiveQueue
 from kubesched.queue.backoff_queue import BackoffQueue

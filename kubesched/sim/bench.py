@@ -48,7 +48,7 @@ from kubesched.cluster.inprocess import ClusterChange
 from kubesched.config import load_config
 from kubesched.config.types import API_VERSION, KIND
 from kubesched.plugins.registry import in_tree_registry
-from kubesched.scheduler import Scheduler
+from kubesched.scheduler.scheduler import Scheduler
 from kubesched.sim.driver import MAX_ATTEMPTS_PER_POD, PodOutcome, Simulation
 from kubesched.sim.workloads import (
     MIXED, NODE_TEMPLATES, OBJECT_TEMPLATES, POD_TEMPLATES, PV_TEMPLATES, WORKLOADS, CreateAny, CreateNodes, CreatePods,

@@ -27,13 +27,13 @@ from kubesched.cluster.dra import InProcessDra
 from kubesched.cluster.inprocess import ClusterChange, InProcessCluster
 from kubesched.cluster.storage import InProcessStorage
 from kubesched.config import SchedulerConfig, build_profiles
-from kubesched.eventhandlers import EventHandlers
+from kubesched.scheduler.eventhandlers import EventHandlers
 from kubesched.framework.events import ActionType, Resource
 from kubesched.framework.interface import QueuedPodInfo
 from kubesched.plugins.preemption.pdb import disruptions_allowed
 from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
 from kubesched.queue.scheduling_queue import SchedulingQueue
-from kubesched.scheduler import Attempt, Scheduler
+from kubesched.scheduler.scheduler import Attempt, Scheduler
 from kubesched.sim.clock import VirtualClock
 from kubesched.sim.timeline import Timeline
 
@@ -133,7 +133,7 @@ class Simulation:
 
     # -- cluster changes, as informers would deliver them ---------------------------------
     def _on_change(self, ch: ClusterChange) -> None:
-        """Upstream's informer handlers (kubesched.eventhandlers), with the objects of each event."""
+        """Upstream's informer handlers (kubesched.scheduler.eventhandlers), with the objects of each event."""
         self.generation += 1
         pod = ch.pod
         if ch.kind == "pod-bound":

@@ -23,7 +23,7 @@ from kubesched.ui.routes import UiContext, routes
 from kubesched.ui.views import Views
 
 if TYPE_CHECKING:
-    from kubesched.cluster.apiserver.registry import Registry
+    from kubesched.server.apiserver.registry.registry import Registry
     from kubesched.live.component import SchedulerComponent
     from kubesched.live.scheduler import LiveScheduler
 
@@ -43,8 +43,8 @@ class ServeUi:
         return self._component.live if self._component is not None else None
 
     def routes(self) -> list[BaseRoute]:
-        from kubesched.cluster.apiserver import errors as E
-        from kubesched.cluster.apiserver.handlers import status_response
+        from kubesched.server.apiserver import errors as E
+        from kubesched.server.apiserver.http.handlers import status_response
 
         async def not_found(request: Request) -> Response:  # what `/` answered before the UI
             return status_response(E.not_found_path())

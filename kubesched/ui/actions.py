@@ -26,8 +26,8 @@ import yaml
 from starlette.types import ASGIApp, Message
 
 from kubesched.api.errors import KubeschedError
-from kubesched.cluster.apiserver.registry import Registry
-from kubesched.cluster.apiserver.resources import Resource
+from kubesched.server.apiserver.registry.registry import Registry
+from kubesched.server.apiserver.registry.resources import Resource
 from kubesched.config import ConfigError, SchedulerConfig, load_config
 from kubesched.live.scheduler import LiveScheduler
 from kubesched.plugins.registry import in_tree_registry

@@ -41,7 +41,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from kubesched.cluster.apiserver.registry import Registry
+from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.ui import actions
 from kubesched.ui.views import BadRequest, NoScheduler, Page, Views
 

@@ -14,7 +14,7 @@ PreBind plugin %q: %w``, RunBindPlugins ``running Bind plugin %q: %w``; RunPostF
 passes an error on unwrapped (a raised exception, which Go cannot have, is worded
 ``running PostFilter plugin %q: ...`` here); a nil Status is Success everywhere. ``%w``, the
 plugin's error, is ``<ExceptionType>: <message>`` for an exception and kubesched's own
-sentence for a wrong return value (see kubesched/framework/results.py). A PostFilter
+sentence for a wrong return value (see kubesched/framework/runtime/results.py). A PostFilter
 message is appended to the FitError (framework/types.go FitError.Error()).
 """
 

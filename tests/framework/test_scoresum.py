@@ -1,8 +1,8 @@
 """Properties of the framework's incremental batch structures, against full recomputes:
 
-- ``CacheEntry.nonzero`` (kubesched/framework/outcome.py) is the number of non-zero
+- ``CacheEntry.nonzero`` (kubesched/framework/runtime/outcome.py) is the number of non-zero
   results after any sequence of partial and full refreshes;
-- ``ScoreSum`` (kubesched/framework/scoresum.py) keeps, after any sequence of row
+- ``ScoreSum`` (kubesched/framework/runtime/scoresum.py) keeps, after any sequence of row
   changes, exactly ``const + sum(weight * column)`` and, as its best rows, exactly the rows where
   that sum is highest (ascending), among every row or among a filter's passing rows:
   what ``rows[totals == totals.max()]`` gives;
@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from kubesched.api.decode import Manifest
 from kubesched.config import load_config
 from kubesched.framework.nodetable import NodeTable
-from kubesched.framework.outcome import CacheEntry
-from kubesched.framework.scoresum import ScoreSums
+from kubesched.framework.runtime.outcome import CacheEntry
+from kubesched.framework.runtime.scoresum import ScoreSums
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins.registry import in_tree_registry
 from kubesched.sim.driver import Simulation

@@ -1,5 +1,5 @@
 """Fixtures of the live scheduler's end-to-end tests: ``kubesched serve`` processes (through
-tests/cluster/e2e/serve_harness.py) and LiveSchedulers in this process talking to them over
+tests/server/e2e/serve_harness.py) and LiveSchedulers in this process talking to them over
 HTTP."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cluster" / "e2e"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server" / "e2e"))
 
 from serve_harness import Server, spawner  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""kubesched.eventhandlers: upstream's informer handlers over a Scheduler's cache and queue.
+"""kubesched.scheduler.eventhandlers: upstream's informer handlers over a Scheduler's cache and queue.
 
 Cases ported from upstream v1.34 ``pkg/scheduler/eventhandlers_test.go``
 (TestEventHandlers_MoveToActiveOnNominatedNodeUpdate, TestUpdateAssignedPodInCache), plus the
@@ -16,14 +16,14 @@ import pytest
 from kubesched.api.objects import Node, Pod
 from kubesched.cache.cache import Cache
 from kubesched.cluster.inprocess import InProcessCluster
-from kubesched.eventhandlers import EventHandlers
+from kubesched.scheduler.eventhandlers import EventHandlers
 from kubesched.framework.events import ActionType, ClusterEvent, QueueingHint, Resource
-from kubesched.framework.waiting import WaitingPod
+from kubesched.framework.runtime.waiting import WaitingPod
 from kubesched.plugins.queuesort import PrioritySort
 from kubesched.queue.clusterevents import EVENT_ASSIGNED_POD_DELETE
 from kubesched.queue.hints import QueueingHintFunction
 from kubesched.queue.scheduling_queue import SchedulingQueue
-from kubesched.scheduler import Scheduler
+from kubesched.scheduler.scheduler import Scheduler
 from kubesched.testing.wrappers import make_node, make_pod
 
 PROFILE = "test-scheduler"

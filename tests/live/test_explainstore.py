@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from kubesched.live.explainstore import ExplainStore
+from kubesched.explain.store import ExplainStore
 from kubesched.queue.moves import QueueMove
-from kubesched.scheduler import Attempt
+from kubesched.scheduler.scheduler import Attempt
 
 
 def att(t: float, result: str = "Unschedulable") -> Attempt:

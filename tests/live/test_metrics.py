@@ -12,8 +12,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from serve_harness import Server, eventually, pod_manifest
 
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.metrics import PLUGIN_RECORDER
-from kubesched.framework.runtime import _call
+from kubesched.framework.runtime.metrics import PLUGIN_RECORDER
+from kubesched.framework.runtime.framework import _call
 from kubesched.framework.status import Code, Status
 from kubesched.live.metrics import exponential_buckets
 

@@ -170,7 +170,7 @@ def test_http_verbs_health_and_metrics(served: str) -> None:
 
 
 def test_tls(tmp_path: Path) -> None:
-    from kubesched.cluster.apiserver.tls import ensure_certificates
+    from kubesched.server.apiserver.authn.tls import ensure_certificates
 
     files = ensure_certificates(tmp_path / "pki", "127.0.0.1")
     server = ExtenderServer(PluginExtender(_cfg(ONLY), in_tree_registry()), None, "127.0.0.1", 0,

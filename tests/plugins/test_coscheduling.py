@@ -23,7 +23,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.errors import ProfileError
 from kubesched.framework.interface import QueuedPodInfo
 from kubesched.framework.status import Code, Status
-from kubesched.framework.waiting import WaitingPod
+from kubesched.framework.runtime.waiting import WaitingPod
 from kubesched.plugins.coscheduling import Coscheduling
 from kubesched.plugins.coscheduling.args import CoschedulingArgs, parse_args
 from kubesched.plugins.coscheduling.clusterresource import GoQuantity, check_cluster_resource, parse_go_quantity

@@ -22,7 +22,7 @@ from kubesched.api.objects import Node, Pod, PodDisruptionBudget
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.errors import ProfileError
 from kubesched.framework.interface import PostFilterResult
-from kubesched.framework.runtime import Framework
+from kubesched.framework.runtime.framework import Framework
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins.defaultbinder import DefaultBinder

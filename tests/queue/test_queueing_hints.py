@@ -242,7 +242,7 @@ def test_build_queueing_hint_map() -> None:
     """buildQueueingHintMap (v1.34.1 scheduler.go): a plugin without EnqueueExtensions gets
     every resource's All; one registering Node/Add but not UpdateNodeTaint also gets
     UpdateNodeTaint (default hint); an empty registration is left out."""
-    from kubesched.framework.runtime import Framework
+    from kubesched.framework.runtime.framework import Framework
 
     class _Sort:
         name = "PrioritySort"

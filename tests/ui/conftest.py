@@ -1,5 +1,5 @@
 """Fixtures of the web UI's tests: real ``kubesched serve`` processes (through
-tests/cluster/e2e/serve_harness.py) with the UI at ``/``."""
+tests/server/e2e/serve_harness.py) with the UI at ``/``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cluster" / "e2e"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server" / "e2e"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from serve_harness import Server, started  # noqa: E402

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cluster" / "e2e"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server" / "e2e"))
 
 from serve_harness import Server, eventually  # noqa: E402
 

@@ -33,8 +33,8 @@ import urllib3
 from kubesched.cluster.kube.errors import ApiStatusError, KubeClientError, TransportError, retriable
 from kubesched.cluster.kube.httppool import HttpPool
 from kubesched.cluster.kube.ratelimit import TokenBucket
-from kubesched.cluster.store.jsontext import dumpb
-from kubesched.cluster.store.jsontext import loads as jsontext_loads
+from kubesched.api.jsontext import dumpb
+from kubesched.api.jsontext import loads as jsontext_loads
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +200,7 @@ def _drain(resp: Any, method: str, path: str) -> tuple[int, Any]:
 
 def loads(data: bytes) -> Any:
     """The JSON of a response or watch event, by the stored objects' rule
-    (:func:`kubesched.cluster.store.jsontext.loads`: orjson unless a run of 19 digits or a
+    (:func:`kubesched.api.jsontext.loads`: orjson unless a run of 19 digits or a
     refusal calls for the standard library)."""
     return jsontext_loads(data)
 

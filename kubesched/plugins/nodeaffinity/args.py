@@ -16,7 +16,7 @@ from kubesched.api.errors import SelectorError
 from kubesched.api.selectors import NodeSelectorTerm
 from kubesched.framework.errors import ProfileError
 from kubesched.plugins.nodeaffinity.selector import PreferredTerms, Terms
-from kubesched.plugins.nodeaffinity.validation import FieldError, is_empty_term, term_errors
+from kubesched.api.nodeaffinity import FieldError, is_empty_term, term_errors
 
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"

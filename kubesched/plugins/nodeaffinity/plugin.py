@@ -31,9 +31,11 @@ from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
 from kubesched.plugins.nodeaffinity.args import NodeAffinityArgs, parse_args
 from kubesched.plugins.nodeaffinity.selector import (
-    NAME_FIELD, PreferredTerms, RequiredAffinity, good_terms, selector_items,
+    NAME_FIELD, PreferredTerms, RequiredAffinity, Terms, selector_items,
 )
-from kubesched.plugins.nodeaffinity.validation import aggregate, is_empty_term, term_errors
+from kubesched.api.nodeaffinity import (
+    aggregate, is_empty_term, raw_node_affinity, raw_required_terms, required_terms, term_errors,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -65,37 +67,19 @@ _PRE_SCORE_KEY: StateKey[_PreScoreState] = StateKey("PreScore" + names.NODE_AFFI
 
 
 # -- the pod's terms ----------------------------------------------------------------------
-def _raw_node_affinity(pod: Pod) -> Mapping[str, Any]:
-    """The pod's nodeAffinity as decoded JSON: upstream reads the unfiltered term lists
-    (empty terms included) for the PreFilter result and parse errors."""
-    affinity = (pod.raw.get("spec") or {}).get("affinity")
-    na = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
-    return na if isinstance(na, Mapping) else {}
-
-
-def _raw_required_terms(pod: Pod) -> list[Any]:
-    req = _raw_node_affinity(pod).get("requiredDuringSchedulingIgnoredDuringExecution")
-    terms = req.get("nodeSelectorTerms") if isinstance(req, Mapping) else None
-    return terms if isinstance(terms, list) else []
-
-
 def required_affinity(pod: Pod) -> RequiredAffinity:
     """``GetRequiredNodeAffinity``: nodeSelector AND the required terms (ORed)."""
     selector = selector_items(pod.node_selector)
-    required = pod.affinity.node_required if pod.affinity is not None else None
-    if required is None:
+    terms = required_terms(pod)
+    if terms is None:
         return RequiredAffinity(selector, None)
-    raw = [t for t in _raw_required_terms(pod) if not is_empty_term(t)]
-    broken = [bool(term_errors(t, "")) for t in raw]
-    if len(broken) != len(required.terms):  # cannot happen for decoded pods
-        broken = [False] * len(required.terms)
-    return RequiredAffinity(selector, good_terms(required.terms, broken))
+    return RequiredAffinity(selector, Terms(*terms))
 
 
 def preferred_terms(pod: Pod) -> PreferredTerms | Status | None:
     """The pod's preferred terms; None when it has none; an error Status when a term does
     not parse (upstream ``NewPreferredSchedulingTerms``)."""
-    raw = _raw_node_affinity(pod).get("preferredDuringSchedulingIgnoredDuringExecution")
+    raw = raw_node_affinity(pod).get("preferredDuringSchedulingIgnoredDuringExecution")
     if not raw or pod.affinity is None:
         return None
     errs = []
@@ -151,7 +135,7 @@ class NodeAffinity:
         if no_node_affinity and self.added_required is None and not pod.node_selector:
             return None, SKIP
         state.write(_PRE_FILTER_KEY, _PreFilterState(required_affinity(pod)))
-        raw_terms = _raw_required_terms(pod)
+        raw_terms = raw_required_terms(pod)
         if no_node_affinity or not raw_terms:
             return None, SUCCESS
         node_names = _pre_filter_node_names(raw_terms)

@@ -8,7 +8,7 @@ indices. Both forms use :meth:`Requirement.matches` semantics, so they always ag
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -128,9 +128,3 @@ class PreferredTerms:
 
 def selector_items(selector: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(selector.items())
-
-
-def good_terms(parsed: Sequence[NodeSelectorTerm], broken: Sequence[bool]) -> Terms:
-    """Keep the terms that parsed cleanly; broken ones can never match."""
-    kept = tuple(t for t, b in zip(parsed, broken) if not b)
-    return Terms(kept, has_errors=len(kept) != len(parsed))

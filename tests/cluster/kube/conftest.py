@@ -18,7 +18,7 @@ if E2E not in sys.path:
 
 from kube_helpers import start_server  # noqa: E402
 
-from kubesched.cluster.apiserver.server import ApiServer  # noqa: E402
+from kubesched.server.apiserver.server import ApiServer  # noqa: E402
 from kubesched.cluster.kube import KubeClient  # noqa: E402
 
 

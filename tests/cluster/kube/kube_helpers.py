@@ -8,8 +8,8 @@ from typing import Any
 
 from serve_harness import eventually  # noqa: F401  (re-exported for the tests)
 
-from kubesched.cluster.apiserver.bootstrap import NodeTemplate, ensure_nodes
-from kubesched.cluster.apiserver.server import ApiServer, ServeOptions
+from kubesched.server.apiserver.bootstrap import NodeTemplate, ensure_nodes
+from kubesched.server.apiserver.server import ApiServer, ServeOptions
 
 
 def start_server(data_dir: Path, **opts: Any) -> ApiServer:

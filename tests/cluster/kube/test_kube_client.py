@@ -17,7 +17,7 @@ import pytest
 import yaml
 from kube_helpers import start_server
 
-from kubesched.cluster.apiserver.server import ApiServer, ServeOptions
+from kubesched.server.apiserver.server import ApiServer, ServeOptions
 from kubesched.cluster.kube import ApiStatusError, KubeClient, KubeClientError, TransportError, call_with_retries
 from kubesched.cluster.kube.client import loads
 from kubesched.cluster.kube.ratelimit import TokenBucket

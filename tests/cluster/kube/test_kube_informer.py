@@ -13,7 +13,7 @@ import pytest
 from kube_helpers import eventually, pod_manifest
 
 from kubesched.api.objects import Pod
-from kubesched.cluster.apiserver.server import ApiServer
+from kubesched.server.apiserver.server import ApiServer
 from kubesched.cluster.kube import Informer, KubeClient
 from kubesched.cluster.kube.resources import NODES, PODS, ApiResource
 

@@ -13,7 +13,7 @@ import pytest
 from kube_helpers import eventually, pod_manifest
 
 from kubesched.api.objects import Pod
-from kubesched.cluster.apiserver.server import ApiServer
+from kubesched.server.apiserver.server import ApiServer
 from kubesched.cluster.kube import EventRecorder, Informer, KubeClient, KubeSink
 from kubesched.cluster.kube.errors import FencedError
 from kubesched.cluster.kube.events import truncate_message

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from kube_helpers import eventually
 
-from kubesched.cluster.apiserver.server import ApiServer
+from kubesched.server.apiserver.server import ApiServer
 from kubesched.cluster.kube import KubeClient
 from kubesched.cluster.kube.informer import Informer
 from kubesched.cluster.kube.resources import STORAGE_RESOURCES

@@ -1,0 +1,698 @@
+"""The scheduling loop: pop a pod, snapshot, one scheduling cycle, assume, bind.
+
+Mirrors upstream ``schedule_one.go``: ``schedule_pod`` (PreFilter, Filter with
+``percentageOfNodesToScore`` and the rotating start index, PreScore, Score, select host),
+the FitError message, PostFilter (preemption) on failure, then assume, Reserve, Permit and
+the binding cycle. The core does no I/O: decisions leave through the ``ClusterSink``.
+An :class:`Attempt` (:mod:`kubesched.explain.attempt`) records what the cycle saw, for
+``explain`` and the timeline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from kubesched.api.objects import Pod
+from kubesched.cache.cache import Cache
+from kubesched.cache.snapshot import Snapshot
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.interface import PODS_TO_ACTIVATE, ClusterObjects, ClusterSink, QueuedPodInfo
+from kubesched.framework.dra import DraLister, DraWriter, NoDra
+from kubesched.framework.extender import Extender, ExtenderError, run_extender_filters, run_extender_prioritize
+from kubesched.framework.nodetable import NodeTable, RowInfos
+from kubesched.framework.runtime.outcome import RowNames
+from kubesched.framework.types import NodeInfo
+from kubesched.framework.runtime.framework import Framework
+from kubesched.framework.status import Code, Status
+from kubesched.framework.storage import NoStorage, StorageLister, StorageWriter
+from kubesched.framework.runtime.waiting import WaitingPod, WaitingPods
+from kubesched.explain.attempt import Attempt as Attempt  # re-exported: the type every layer above uses
+from kubesched.explain.attempt import (
+    REASON_NO_SCORE, REASON_NOMINATED, REASON_SAMPLING, SKIP_NOMINATED, SKIP_SINGLE, ScoreDetail,
+    explain_preemption, record_filter,
+)
+from kubesched.plugins.preemption.evaluator import EXPLANATION
+from kubesched.queue.clusterevents import EVENT_ASSIGNED_POD_DELETE
+from kubesched.queue.scheduling_queue import SchedulingQueue
+
+log = logging.getLogger(__name__)
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+
+
+def num_feasible_nodes_to_find(percentage: int, num_all: int) -> int:
+    """Upstream numFeasibleNodesToFind; ``percentage`` 0 is the adaptive formula."""
+    if num_all < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all
+    if percentage == 0:
+        percentage = max(50 - num_all // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    n = num_all * percentage // 100
+    return max(n, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+def fit_error_message(num_all: int, statuses: Mapping[str, Status], absent: Status | None,
+                      absent_count: int, pre_filter_msg: str, post_filter_msg: str) -> str:
+    """Upstream ``FitError.Error()``: ``0/N nodes are available: <reasons>. <postfilter>``."""
+    msg = f"0/{num_all} nodes are available:"
+    if pre_filter_msg:
+        msg += f" {pre_filter_msg}."
+    else:
+        hist: dict[str, int] = {}
+        for st in statuses.values():
+            for r in st.reasons:
+                hist[r] = hist.get(r, 0) + 1
+        if absent is not None and absent_count > 0:
+            for r in absent.reasons:
+                hist[r] = hist.get(r, 0) + absent_count
+        parts = sorted(f"{v} {k}" for k, v in hist.items())
+        if parts:
+            msg += f" {', '.join(parts)}."
+    if post_filter_msg:
+        msg += f" {post_filter_msg}"
+    return msg
+
+
+class _FilterError(Exception):
+    """A Filter plugin returned Error: the attempt ends with that error (upstream aborts the
+    whole filtering); ``statuses`` gives the verdicts found so far, for explanations."""
+
+    def __init__(self, message: str, statuses: Callable[[], dict[str, Status]]) -> None:
+        super().__init__(message)
+        self.statuses = statuses
+
+
+class ProfileHandle:
+    """The ``Handle`` plugins of one profile get (framework set once it is built)."""
+
+    def __init__(self, sched: "Scheduler") -> None:
+        self._sched = sched
+        self.framework: Any = None
+
+    @property
+    def extenders(self) -> tuple[Extender, ...]:
+        """The configured extenders (upstream ``Handle.Extenders()``), for preemption."""
+        return self._sched.extenders
+
+    @property
+    def snapshot(self) -> Snapshot:
+        return self._sched.snapshot
+
+    @property
+    def objects(self) -> ClusterObjects:
+        return self._sched.objects
+
+    @property
+    def sink(self) -> ClusterSink:
+        return self._sched.sink
+
+    @property
+    def rng(self) -> random.Random:
+        return self._sched.rng
+
+    @property
+    def tie_break_by_name(self) -> bool:
+        return self._sched.tie_break_by_name
+
+    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
+        return self._sched.queue.nominator.pods_for_node(node_name) if self._sched.queue else ()
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        return self._sched.waiting.get(uid)
+
+    def iterate_waiting_pods(self) -> list[WaitingPod]:
+        return list(self._sched.waiting)
+
+    def now(self) -> float:
+        return self._sched.now()
+
+    @property
+    def storage(self) -> StorageLister:
+        return self._sched.storage
+
+    @property
+    def storage_writer(self) -> StorageWriter:
+        return self._sched.storage_writer
+
+    @property
+    def dra(self) -> DraLister:
+        return self._sched.dra
+
+    @property
+    def dra_writer(self) -> DraWriter:
+        return self._sched.dra_writer
+
+
+class AlgorithmObserver(Protocol):
+    """Told of each scheduling algorithm run (metrics): ``before`` may mark the cycle's
+    state (to sample per-plugin timing), ``after`` gets the seconds it took."""
+
+    def before(self, state: CycleState) -> None: ...
+
+    def after(self, seconds: float) -> None: ...
+
+
+class Scheduler:
+    def __init__(self, cache: Cache, sink: ClusterSink, objects: ClusterObjects,
+                 now: Callable[[], float], rng: random.Random, tie_break_by_name: bool = False,
+                 explain: bool = False,
+                 run_binding: Callable[[Callable[[], None]], None] | None = None,
+                 storage: StorageLister | None = None, storage_writer: StorageWriter | None = None,
+                 dra: DraLister | None = None, dra_writer: DraWriter | None = None,
+                 extenders: Sequence[Extender] = ()) -> None:
+        """``run_binding``: how a binding cycle is run. None (the simulator) runs it at once,
+        inside ``schedule_one``; a live scheduler passes an executor's submit so binding
+        (API calls) overlaps the next scheduling cycle. Cache and queue updates then happen
+        under ``lock``, which the live runner also holds for each scheduling cycle and for
+        every informer event. ``storage``/``storage_writer``: what the volume plugins read
+        and write (:mod:`kubesched.framework.storage`); none: a cluster without storage.
+        ``dra``/``dra_writer``: what DynamicResources reads and writes
+        (:mod:`kubesched.framework.dra`); none: a cluster without DRA objects."""
+        self.cache = cache
+        self.sink = sink
+        self.objects = objects
+        self.now = now
+        self.rng = rng
+        self.tie_break_by_name = tie_break_by_name
+        self.explain = explain
+        self.snapshot = Snapshot()
+        self.profiles: dict[str, Framework] = {}
+        self.queue: SchedulingQueue | None = None
+        self.next_start_node_index = 0
+        self.waiting = WaitingPods()
+        self.run_binding = run_binding
+        self.lock = threading.RLock()
+        # Live schedulers set this to the informer's view: a pod that no longer exists (or is
+        # already bound) is not sent back to the queue after a failure (handleSchedulingFailure).
+        self.current_pod: Callable[[Pod], Pod | None] | None = None
+        self.algorithm_observer: AlgorithmObserver | None = None
+        self.storage: StorageLister = storage if storage is not None else NoStorage()
+        self.storage_writer: StorageWriter = storage_writer if storage_writer is not None else NoStorage()
+        no_dra = NoDra()
+        self.dra: DraLister = dra if dra is not None else no_dra
+        self.dra_writer: DraWriter = dra_writer if dra_writer is not None else no_dra
+        # configured HTTP extenders (kubesched.framework.extender), called after Filter
+        self.extenders: tuple[Extender, ...] = tuple(extenders)
+
+    def new_handle(self) -> ProfileHandle:
+        return ProfileHandle(self)
+
+    def add_profile(self, name: str, fw: Framework) -> None:
+        self.profiles[name] = fw
+        fw.nominated_pods_for_node = self._nominated
+        fw.nominated_nodes = lambda: self.queue.nominator.nodes() if self.queue else {}
+
+    def _nominated(self, node: str) -> Sequence[Pod]:
+        return self.queue.nominator.pods_for_node(node) if self.queue else ()
+
+    # -- the scheduling cycle ------------------------------------------------------------
+    def schedule_one(self, qpi: QueuedPodInfo) -> Attempt:
+        """Run one scheduling cycle (and, on success, the binding cycle) for ``qpi``."""
+        pod = qpi.pod
+        fw = self.profiles[pod.scheduler_name]
+        self.cache.update_snapshot(self.snapshot)
+        state = CycleState()
+        state.write(PODS_TO_ACTIVATE, {})
+        att = Attempt(time=self.now(), profile=pod.scheduler_name, pod_attempts=qpi.attempts,
+                      initial_attempt=qpi.initial_attempt_timestamp)
+        observer = self.algorithm_observer
+        if observer is None:
+            chosen = self._schedule_pod(fw, state, pod, att)
+        else:
+            observer.before(state)
+            started = time.perf_counter()
+            chosen = self._schedule_pod(fw, state, pod, att)
+            observer.after(time.perf_counter() - started)
+        if chosen is None:
+            if att.nominated_node:
+                qpi.pod = self._apply_preemption(pod, att)
+            elif att.nomination_cleared:
+                qpi.pod = dataclasses.replace(pod, nominated_node_name="")
+            qpi.unschedulable_plugins = set(att.unschedulable_plugins)
+            self._report_failure(qpi.pod, att)
+            self._requeue(qpi, error=att.result == "Error")
+            return att
+        self._assume_and_bind(fw, state, qpi, chosen, att)
+        return att
+
+    def _filter(self, fw: Framework, state: CycleState, pod: Pod, idx: np.ndarray, att: Attempt,
+                ) -> tuple[np.ndarray, Callable[[], dict[str, Status]], int] | Status:
+        """Filter rows ``idx`` from the rotating start; returns (feasible rows in visiting
+        order, a function giving the statuses of the rejected visited nodes — built only
+        when a diagnosis is needed —, number of nodes processed), or a plugin's Error.
+        With explain, the rows upstream would not have visited are left in ``att.evaluation``."""
+        table = self.snapshot.table
+        n = idx.size
+        if n == 0:
+            return idx, dict, 0
+        pct = fw.percentage_of_nodes_to_score
+        to_find = num_feasible_nodes_to_find(100 if pct is None else pct, n)
+        if not fw.has_score_plugins:
+            to_find = 1
+        start = self.next_start_node_index % n
+        order = np.concatenate((idx[start:], idx[:start])) if start else idx
+        out = fw.filter_nodes(state, pod, table, order)
+        if out.error is not None:
+            return out.error
+        feasible = out.feasible
+        processed = n
+        if feasible.size > to_find:
+            last = feasible[to_find - 1]
+            processed = int(np.nonzero(order == last)[0][0]) + 1
+            feasible = feasible[:to_find]
+            if self.explain:
+                why = REASON_SAMPLING if fw.has_score_plugins else REASON_NO_SCORE
+                # the rows' names are built when the attempt's verdicts are read
+                att.evaluation = {"skipped": RowNames(table.names, order[processed:].copy()),
+                                  "reason": why.format(found=to_find, processed=processed, total=n)}
+
+        err = next((st for st in out.statuses.values() if st.code == Code.Error), None)
+        if err is not None:  # upstream: a Filter error aborts the attempt (findNodesThatPassFilters)
+            raise _FilterError(f'running "{err.plugin}" filter plugin: {err.message}',
+                               lambda: {table.names[i]: fw.status_of(state, pod, table, out, i)
+                                        for i in out.failed_by})
+
+        def statuses() -> dict[str, Status]:
+            failed = out.failed_by
+            if processed < n and failed:
+                visited = set(order[:processed].tolist())
+                failed = {i: p for i, p in failed.items() if i in visited}
+            return {table.names[i]: fw.status_of(state, pod, table, out, i) for i in failed}
+
+        return feasible, statuses, processed
+
+    def _schedule_pod(self, fw: Framework, state: CycleState, pod: Pod, att: Attempt) -> str | None:
+        snap = self.snapshot
+        num_all = snap.num_nodes()
+        if num_all == 0:
+            att.result, att.message = "Error", NO_NODES_AVAILABLE
+            return None
+        table = snap.table
+        pre_res, st, with_nodes = fw.run_pre_filter(state, pod, snap.node_infos)
+        statuses: dict[str, Status] = {}
+        absent: Status | None = None
+        absent_names: list[str] = []
+        pre_msg = ""
+        feasible = np.zeros(0, np.intp)
+        nominated_row: int | None = None
+        scored_infos: list[NodeInfo] | None = None  # fresh NodeInfos an extender returned
+        if not st.success:
+            if not st.rejected:
+                att.result, att.message = "Error", st.message
+                return None
+            statuses = {name: st for name in table.names}
+            pre_msg = st.message
+        else:
+            nnn = pod.nominated_node_name
+            if nnn and nnn in table.index:
+                row = np.array([table.index[nnn]], np.intp)
+                if fw.filter_nodes(state, pod, table, row).feasible.size:
+                    nominated_row = int(row[0])
+                    if self.extenders:
+                        try:
+                            kept = run_extender_filters(self.extenders, pod, [table.infos[nominated_row]],
+                                                        statuses, att.extender_seconds)
+                        except ExtenderError as exc:
+                            att.result, att.message = "Error", str(exc)
+                            return None
+                        if not kept:
+                            nominated_row = None
+            idx = table.all
+            if pre_res is not None and pre_res.node_names is not None:
+                keep = sorted(table.index[n] for n in pre_res.node_names if n in table.index)
+                idx = np.array(keep, dtype=np.intp)
+                in_idx = set(keep)
+                absent_names = [table.names[i] for i in range(num_all) if i not in in_idx]
+                absent = Status(Code.UnschedulableAndUnresolvable,
+                                (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(with_nodes))}]",))
+                att.unschedulable_plugins |= with_nodes
+            if nominated_row is not None and not self.explain:  # upstream evaluateNominatedNode
+                feasible = np.array([nominated_row], np.intp)
+            else:
+                # with explain the other nodes' verdicts are computed too, for a complete
+                # explanation (the fidelity corpora's contract), and marked as unseen upstream
+                try:
+                    filtered = self._filter(fw, state, pod, idx, att)
+                except _FilterError as exc:
+                    if self.explain:
+                        self._record_filter(att, exc.statuses(), absent, absent_names, table.names)
+                    att.result, att.message = "Error", str(exc)
+                    return None
+                if isinstance(filtered, Status):
+                    att.result, att.message = "Error", filtered.message
+                    return None
+                feasible, lazy_statuses, processed = filtered
+                if self.explain or feasible.size == 0 or self.extenders:
+                    statuses = lazy_statuses()
+                if self.extenders and feasible.size and nominated_row is None:
+                    try:
+                        infos = run_extender_filters(self.extenders, pod, [table.infos[i] for i in feasible.tolist()],
+                                                     statuses, att.extender_seconds)
+                        unknown = [ni.name for ni in infos if ni.name not in table.index]
+                        if unknown:
+                            raise ExtenderError(f"an extender returned node(s) not in the cluster: {', '.join(unknown)}")
+                    except ExtenderError as exc:
+                        if self.explain:
+                            self._record_filter(att, statuses, absent, absent_names, table.names)
+                        att.result, att.message = "Error", str(exc)
+                        return None
+                    feasible = np.array([table.index[ni.name] for ni in infos], np.intp)
+                    if any(ni is not table.infos[i] for ni, i in zip(infos, feasible.tolist())):
+                        scored_infos = infos
+                if nominated_row is None:
+                    self.next_start_node_index = (self.next_start_node_index + processed) % num_all
+                else:
+                    att.evaluation = {**(att.evaluation or {}), "fastPathNode": nnn,
+                                      "reason": REASON_NOMINATED.format(node=nnn)}
+        if self.explain:
+            self._record_filter(att, statuses, absent, absent_names, table.names)
+        if feasible.size == 0:
+            self._fit_error(fw, state, pod, att, statuses, absent, absent_names, pre_msg, num_all)
+            return None
+        fixed: str | None = None  # upstream selects it without scoring
+        if nominated_row is not None:
+            fixed = table.names[nominated_row]
+        elif feasible.size == 1:
+            fixed = table.names[int(feasible[0])]
+        if fixed is not None:
+            att.chosen = fixed
+            if not self.explain:
+                return fixed
+            # explain scores the feasible nodes anyway (a complete explanation) and says so
+            att.score_skipped = SKIP_NOMINATED if nominated_row is not None else SKIP_SINGLE
+        chosen = self._prioritize(fw, state, pod, feasible, att, scored_infos, fixed is None)
+        if chosen is None:
+            return None
+        att.chosen = fixed or chosen
+        return att.chosen
+
+    def _record_filter(self, att: Attempt, statuses: Mapping[str, Status], absent: Status | None,
+                       absent_names: Sequence[str], names: Sequence[str]) -> None:
+        ev = att.evaluation or {}
+        record_filter(att, statuses, absent, absent_names, names, ev.get("skipped", ()), ev.get("reason"),
+                      ev.get("fastPathNode"))
+
+    def _prioritize(self, fw: Framework, state: CycleState, pod: Pod, rows: np.ndarray,
+                    att: Attempt, scored_infos: list[NodeInfo] | None = None,
+                    call_extenders: bool = True) -> str | None:
+        """``scored_infos``: the NodeInfos an extender returned (nodeCacheCapable false,
+        no pods): upstream scores those, not the snapshot's."""
+        table = self.snapshot.table
+        score_table, score_rows = table, rows
+        if scored_infos is not None:
+            score_table = NodeTable(scored_infos)
+            score_rows = score_table.all
+        # node names only for extenders (a list per pod costs the cycle at 1,000s of nodes);
+        # explain keeps the rows and builds the names when a document is asked for
+        names: Sequence[str] = ([table.names[i] for i in rows.tolist()] if self.extenders
+                                else RowNames(table.names, rows) if self.explain else [])
+        if not fw.has_score_plugins and not self.extenders:
+            totals = np.ones(rows.size, np.int64)
+            per_plugin: dict[str, np.ndarray] = {}
+        elif not fw.has_score_plugins:
+            totals = np.zeros(rows.size, np.int64)
+            per_plugin = {}
+        else:
+            infos = (score_table.infos if score_rows.size == score_table.size
+                     else RowInfos(score_table, score_rows))
+            st = fw.run_pre_score(state, pod, infos)
+            if not st.success:
+                att.result, att.message = "Error", st.message
+                return None
+            detail: dict[str, tuple[np.ndarray, np.ndarray]] | None = {} if self.explain else None
+            res = fw.run_score(state, pod, score_table, score_rows, detail)
+            if isinstance(res, Status):
+                att.result, att.message = "Error", res.message
+                return None
+            per_plugin, totals = res
+            if detail is not None:
+                att.score_detail = ScoreDetail(names, {p: r for p, (r, _) in detail.items()},
+                                               {p: v for p, (_, v) in detail.items()},
+                                               {p: fw.weights[p] for p in detail})
+        if self.extenders and call_extenders:
+            nodes = [ni.node for ni in (scored_infos or [table.infos[i] for i in rows.tolist()])
+                     if ni.node is not None]
+            per_ext = run_extender_prioritize(self.extenders, pod, nodes, att.extender_seconds)
+            if per_ext:
+                totals = totals.copy()
+                per_plugin = dict(per_plugin)
+                for ext, scores in per_ext.items():
+                    col = np.array([scores.get(n, 0) for n in names], np.int64)
+                    per_plugin[ext] = per_plugin[ext] + col if ext in per_plugin else col
+                    totals += col
+        best_rows = fw.best_rows(rows, totals) if score_rows is rows else rows[totals == totals.max()]
+        if self.explain:  # arrays only: the per-node maps are built when a document is asked for
+            if att.score_detail is None:
+                att.score_detail = ScoreDetail(names, {}, {}, {})
+            att.score_detail.weighted, att.score_detail.totals = per_plugin, totals
+            att.record_best(table.names, best_rows)
+        return self.select_host(best_rows)
+
+    def select_host(self, best_rows: np.ndarray) -> str:
+        """Among equal top scores (NodeTable rows): the lowest name, or a seeded uniform
+        choice (upstream's reservoir sampling picks each tied node with equal probability)."""
+        names: list[str] = self.snapshot.table.names
+        if self.tie_break_by_name:
+            return min(names[i] for i in best_rows.tolist())  # type: ignore[no-any-return]
+        if best_rows.size == 1:
+            return names[int(best_rows[0])]
+        return names[int(best_rows[self.rng.randrange(int(best_rows.size))])]
+
+
+    def _fit_error(self, fw: Framework, state: CycleState, pod: Pod, att: Attempt,
+                   statuses: dict[str, Status], absent: Status | None, absent_names: list[str],
+                   pre_msg: str, num_all: int) -> None:
+        post_msg = ""
+        if fw.points["postFilter"]:
+            full = dict(statuses)
+            if absent is not None:
+                for n in absent_names:
+                    full.setdefault(n, absent)
+            result, pst = fw.run_post_filter(state, pod, full)
+            post_msg = pst.message
+            if pst.code == Code.Error:
+                log.info("PostFilter failed for %s: %s", pod.key, pst.message)
+            if self.explain:
+                att.preemption = explain_preemption(state.get(EXPLANATION), result.nominated_node_name
+                                                    if result is not None else None, self.tie_break_by_name)
+            if result is not None and result.nominated_node_name:
+                att.nominated_node = result.nominated_node_name
+                att.victim_pods = list(result.victims)
+                att.victims = sorted(v.key for v in result.victims)
+            elif result is not None and pod.nominated_node_name:
+                self._clear_nomination(pod)
+                att.nomination_cleared = True
+        explicit = {n: s for n, s in statuses.items()}
+        ext_names = {e.name for e in self.extenders}
+        att.unschedulable_plugins |= {s.plugin for s in statuses.values() if s.plugin and s.plugin not in ext_names}
+        att.message = fit_error_message(num_all, explicit, absent, len(absent_names), pre_msg, post_msg)
+        att.result = "Unschedulable"
+        return None
+
+    def _clear_nomination(self, pod: Pod) -> None:
+        if self.queue is not None:
+            self.queue.nominator.delete(pod)
+        self.sink.set_nominated_node(pod, "")
+
+    def _apply_preemption(self, pod: Pod, att: Attempt) -> Pod:
+        """Carry out a PostFilter nomination: delete the victims, clear the nominations of
+        lower-priority pods on that node, nominate the preemptor (upstream
+        ``prepareCandidate`` and the nominating part of ``handleSchedulingFailure``)."""
+        node = att.nominated_node or ""
+        for v in att.victim_pods:
+            waiting = self.waiting.get(v.uid)
+            if waiting is not None:
+                # a victim still waiting at Permit is rejected, not deleted (upstream prepareCandidate)
+                waiting.reject("DefaultPreemption", "preempted")
+                continue
+            self.sink.delete_pod(v, "Preempted", f"Preempted by pod {pod.uid} on node {node}")
+        if self.queue is not None:
+            for p in self.queue.nominator.pods_for_node(node):
+                if p.priority < pod.priority and p.uid != pod.uid:
+                    self._clear_nomination(p)
+        nominated = dataclasses.replace(pod, nominated_node_name=node)
+        if self.queue is not None:
+            self.queue.nominator.add(nominated, node)
+        self.sink.set_nominated_node(pod, node)
+        return nominated
+
+    # -- assume, reserve, permit; the binding cycle --------------------------------------
+    def _assume_and_bind(self, fw: Framework, state: CycleState, qpi: QueuedPodInfo, node: str,
+                         att: Attempt) -> None:
+        """The end of the scheduling cycle (assume, Reserve, Permit), then the binding cycle:
+        at once, or when the pod stops waiting at Permit (:meth:`process_waiting`)."""
+        pod = qpi.pod
+        assumed = pod.evolve(node_name=node)
+        self.cache.assume_pod(assumed)
+        if self.queue is not None:
+            self.queue.nominator.delete(pod)  # upstream assume(): the pod no longer needs it
+        ctx = _BindingContext(fw, state, qpi, assumed, node, att)
+        st = fw.run_reserve(state, assumed, node)
+        if not st.success:
+            self._binding_failed(ctx, self._as_fit_error(st, node))
+            return
+        st, waits = fw.run_permit(state, assumed, node)
+        if st.code == Code.Wait:
+            now = self.now()
+            self.waiting.add(WaitingPod(assumed, node, {p: now + t for p, t in waits.items()},
+                                        context=ctx, waits=dict(waits)))
+            att.result = "Waiting"
+            self._activate(state)
+            return
+        if not st.success:
+            self._binding_failed(ctx, self._as_fit_error(st, node))
+            return
+        self._activate(state)
+        self._start_binding(ctx)
+
+    def _activate(self, state: CycleState) -> None:
+        """Move the pods plugins asked for (PodsToActivate) to activeQ."""
+        pods = state.get(PODS_TO_ACTIVATE)
+        if pods and self.queue is not None:
+            with self.lock:
+                self.queue.activate(pods)
+            pods.clear()
+
+    @staticmethod
+    def _as_fit_error(st: Status, node: str) -> Status:
+        """A Reserve/Permit rejection in the scheduling cycle reads as a FitError over the one
+        chosen node (upstream schedulingCycle): ``0/1 nodes are available: 1 <reason>.``"""
+        if not st.rejected:
+            return st
+        msg = fit_error_message(1, {node: st}, None, 0, "", "")
+        return Status(st.code, (msg,), st.plugin)
+
+    def _start_binding(self, ctx: "_BindingContext") -> None:
+        if self.run_binding is None:
+            self._binding_cycle(ctx)
+        else:
+            ctx.att.result = "Binding"
+            self.run_binding(lambda: self._binding_cycle(ctx))
+
+    def process_waiting(self) -> int:
+        """Resolve pods waiting at Permit that were allowed, rejected or timed out; returns
+        how many finished."""
+        done = 0
+        now = self.now()
+        for wp in self.waiting:
+            wp.expire(now)
+            if wp.result is None:
+                continue
+            self.waiting.remove(wp.pod.uid)
+            done += 1
+            ctx = wp.context
+            if wp.result.success:
+                self._start_binding(ctx)
+            else:
+                self._binding_failed(ctx, wp.result)
+        return done
+
+    def _binding_cycle(self, ctx: "_BindingContext") -> None:
+        fw, state, node = ctx.fw, ctx.state, ctx.node
+        st = fw.run_pre_bind(state, ctx.assumed, node)
+        if st.success:
+            bound = self._extenders_binding(ctx.assumed, node) if self.extenders else None
+            st = fw.run_bind(state, ctx.assumed, node) if bound is None else bound
+        if not st.success:
+            ctx.in_binding_cycle = True
+            self._binding_failed(ctx, st)
+            return
+        with self.lock:
+            self.cache.finish_binding(ctx.assumed, self.now())
+            ctx.att.result = "Scheduled"
+            ctx.att.chosen = node
+            if self.queue is not None:
+                self.queue.done(ctx.assumed.uid)
+        self._activate(state)
+        self.sink.record_event(ctx.assumed, "Normal", "Scheduled",
+                               f"Successfully assigned {ctx.assumed.key} to {node}")
+        fw.run_post_bind(state, ctx.assumed, node)
+
+    def _extenders_binding(self, pod: Pod, node: str) -> Status | None:
+        """Upstream ``extendersBinding``: the first interested binder extender binds (an
+        ignorable one's error skips it); None when no extender bound. In simulate the
+        extender cannot write the in-process cluster, so its success is recorded there;
+        against an API server the extender's own Binding is what the informers see."""
+        for ext in self.extenders:
+            if not ext.is_binder or not ext.is_interested(pod):
+                continue
+            try:
+                ext.bind(pod, node)
+            except ExtenderError as exc:
+                if ext.ignorable:
+                    continue
+                return Status(Code.Error, (str(exc),), ext.name)
+            if self.run_binding is None:
+                return self.sink.bind(pod, node)
+            return Status()
+        return None
+
+    def _binding_failed(self, ctx: "_BindingContext", st: Status) -> None:
+        """Unreserve in reverse order, forget the assumed pod, send the pod back."""
+        with self.lock:
+            self._binding_failed_locked(ctx, st)
+
+    def _binding_failed_locked(self, ctx: "_BindingContext", st: Status) -> None:
+        ctx.fw.run_unreserve(ctx.state, ctx.assumed, ctx.node)
+        if self.cache.is_assumed(ctx.assumed):
+            self.cache.forget_pod(ctx.assumed)
+        if ctx.qpi.pod.nominated_node_name:
+            # every failure but a FitError clears the nomination (upstream clearNominatedNode)
+            self._clear_nomination(ctx.qpi.pod)
+            ctx.qpi.pod = dataclasses.replace(ctx.qpi.pod, nominated_node_name="")
+        att = ctx.att
+        att.result = "Error" if st.code == Code.Error else "Unschedulable"
+        att.message = st.message or f"plugin {st.plugin} rejected the pod"
+        att.chosen = None
+        if st.plugin:
+            att.unschedulable_plugins.add(st.plugin)
+        qpi = ctx.qpi
+        qpi.unschedulable_plugins = set(att.unschedulable_plugins)
+        self._report_failure(qpi.pod, att)
+        self._requeue(qpi, error=st.code == Code.Error)
+        if ctx.in_binding_cycle and self.queue is not None:
+            # upstream handleBindingCycleError: the forgotten pod freed room on its node
+            uid = ctx.assumed.uid
+            self.queue.move_all_to_active_or_backoff_queue(
+                EVENT_ASSIGNED_POD_DELETE, ctx.assumed, None,
+                (lambda p: p.uid != uid) if st.rejected else None)
+
+    def _report_failure(self, pod: Pod, att: Attempt) -> None:
+        """A FailedScheduling event and the PodScheduled=False condition (upstream
+        handleSchedulingFailure; an Error is reported with reason SchedulerError)."""
+        msg = att.message or ""
+        self.sink.record_event(pod, "Warning", "FailedScheduling", msg)
+        reason = "SchedulerError" if att.result == "Error" else "Unschedulable"
+        self.sink.set_pod_scheduled_condition(pod, "False", reason, msg)
+
+    def _requeue(self, qpi: QueuedPodInfo, error: bool) -> None:
+        if self.queue is None:
+            return
+        if self.current_pod is not None:
+            cur = self.current_pod(qpi.pod)
+            if cur is None or cur.node_name:
+                self.queue.done(qpi.pod.uid)
+                return  # deleted or bound meanwhile: nothing to retry
+            qpi.pod = dataclasses.replace(cur, nominated_node_name=qpi.pod.nominated_node_name)
+        self.queue.add_unschedulable(qpi, error=error)
+
+
+@dataclass
+class _BindingContext:
+    fw: Framework
+    state: CycleState
+    qpi: QueuedPodInfo
+    assumed: Pod
+    node: str
+    att: Attempt
+    in_binding_cycle: bool = False

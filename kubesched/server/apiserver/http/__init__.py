@@ -1,0 +1,2 @@
+"""HTTP: the uvicorn protocol, request bodies, content negotiation, the REST handlers,
+discovery, OpenAPI, health, metrics and in-flight limits."""

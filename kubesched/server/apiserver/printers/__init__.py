@@ -1,0 +1,1 @@
+"""Server-side printing: the ``meta.k8s.io/v1`` Tables ``kubectl get`` shows, per kind."""

@@ -1,0 +1,2 @@
+"""``application/vnd.kubernetes.protobuf``: the field tables, decoding request bodies and
+encoding responses."""
