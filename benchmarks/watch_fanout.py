@@ -29,7 +29,7 @@ from typing import Any
 from kubesched.server.apiserver.registry import subresources as sub
 from kubesched.server.apiserver.registry.resources import TABLE
 from kubesched.server.apiserver.watch.api import WatchStream, open_watch
-from kubesched.server.apiserver.watch.http import _encode, _Waker
+from kubesched.server.apiserver.http.watch import _encode, _Waker
 from kubesched.server.controllers.garbagecollector import GarbageCollector
 from kubesched.server.controllers.informer import Informer, by_namespace, by_node_name
 from kubesched.server.nodes import podstatus as PS

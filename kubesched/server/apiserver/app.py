@@ -37,7 +37,7 @@ from kubesched.server.apiserver.http.limits import (
 )
 from kubesched.server.apiserver.http.metrics import CONTENT_TYPE, ApiMetrics
 from kubesched.server.apiserver.registry.registry import Registry
-from kubesched.server.apiserver.authn.tokens import TokenIssuer
+from kubesched.server.apiserver.registry.tokens import TokenIssuer
 
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 DEFAULT_MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's --max-request-bytes default

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from starlette.datastructures import QueryParams
 
-from kubesched.server.apiserver.http import options
+from kubesched.server.apiserver.registry import options
 from kubesched.server.apiserver.errors import ApiError
 from kubesched.server.apiserver.http.handlers import Target
 from kubesched.server.apiserver.registry.resources import TABLE

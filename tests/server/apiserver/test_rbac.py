@@ -19,7 +19,7 @@ from kubesched.server.apiserver.authn.authenticator import UserInfo
 from kubesched.server.apiserver.authz.middleware import access_review, forbidden, rules_review
 from kubesched.server.apiserver.authz.rbac import Attributes, Policy, Rule, rule_allows
 from kubesched.server.apiserver.authz.requestinfo import request_attributes
-from kubesched.server.apiserver.authz.strategy import RBAC_STRATEGIES
+from kubesched.server.apiserver.strategies.rbac import RBAC_STRATEGIES
 
 G = "rbac.authorization.k8s.io"
 

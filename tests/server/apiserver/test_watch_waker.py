@@ -7,7 +7,7 @@ import asyncio
 import threading
 from collections.abc import Callable
 
-from kubesched.server.apiserver.watch.http import _Waker
+from kubesched.server.apiserver.http.watch import _Waker
 
 
 def test_every_event_is_set_with_batched_handoffs(count_handoffs: Callable[[asyncio.AbstractEventLoop], list[object]]) -> None:

@@ -23,7 +23,7 @@ from kubesched.server.apiserver.http import podio
 from kubesched.server.apiserver.errors import ApiError
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.server.apiserver.printers.tables import to_table
-from kubesched.server.apiserver.authn.tokens import TokenIssuer
+from kubesched.server.apiserver.registry.tokens import TokenIssuer
 from kubesched.server.store import Store
 
 T0 = 1_800_000_000.0

@@ -32,7 +32,7 @@ from kubesched.server.apiserver import errors as E
 from kubesched.server.apiserver.http import discovery
 from kubesched.server.apiserver.http import metaonly
 from kubesched.server.apiserver.http import negotiate
-from kubesched.server.apiserver.http import options as opts
+from kubesched.server.apiserver.registry import options as opts
 from kubesched.server.apiserver.http import podio
 from kubesched.server.apiserver.protobuf import decode as protobuf
 from kubesched.server.apiserver.protobuf import encode as protobuf_encode
@@ -274,7 +274,7 @@ async def _read(request: Request, state: "ApiServerState", t: Target, watch: boo
     if name is None:
         opts.check_list_options(q, watch)
     if watch:
-        from kubesched.server.apiserver.watch.http import watch_response
+        from kubesched.server.apiserver.http.watch import watch_response
 
         return await watch_response(request, state, t)
     if name is None:

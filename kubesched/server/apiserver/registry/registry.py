@@ -50,12 +50,12 @@ from kubesched.server.apiserver.registry.selectors import predicate
 from kubesched.server.apiserver.strategies.statefulset import StatefulSetStrategy
 from kubesched.server.apiserver.registry.pastlist import list_at
 from kubesched.server.apiserver.strategies.storage import STORAGE_STRATEGIES
-from kubesched.server.apiserver.authz.strategy import RBAC_STRATEGIES
+from kubesched.server.apiserver.strategies.rbac import RBAC_STRATEGIES
 from kubesched.server.apiserver.strategies.base import (
     Admission, Context, EventStrategy, EventV1Strategy, NamespaceStrategy, ReplicationControllerStrategy,
     ServiceStrategy, StatusStrategy, Strategy,
 )
-from kubesched.server.apiserver.registry.validation import decode_cause, validate_metadata
+from kubesched.server.apiserver.strategies.validation import decode_cause, validate_metadata
 from kubesched.server.store import Store, StoreError, Txn
 from kubesched.server.store import errors as store_errors
 

@@ -27,7 +27,7 @@ from kubesched.server.apiserver import errors as E
 from kubesched.server.apiserver.strategies.shapes import json_type as _json_type
 from kubesched.server.apiserver.strategies.apps import WorkloadStrategy
 from kubesched.server.apiserver.registry.deletion import delete_in_txn, write_update
-from kubesched.server.apiserver.http.options import delete_options
+from kubesched.server.apiserver.registry.options import delete_options
 from kubesched.server.apiserver.registry.patch import apply_patch
 from kubesched.server.apiserver.registry.resources import Resource
 from kubesched.server.apiserver.strategies.base import rfc3339

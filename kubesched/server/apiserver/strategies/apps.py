@@ -18,7 +18,7 @@ from kubesched.api.objects import Pod
 from kubesched.api.selectors import LabelSelector
 from kubesched.server.apiserver.strategies.pod import default_pod_spec, validate_pod_spec
 from kubesched.server.apiserver.strategies.base import Context, StatusStrategy, spec_of
-from kubesched.server.apiserver.registry.validation import Cause, decode_cause, invalid, required
+from kubesched.server.apiserver.strategies.validation import Cause, decode_cause, invalid, required
 
 
 def selector_string(selector: Any) -> str:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubesched.api.objects import PriorityClass
-from kubesched.server.apiserver.registry.validation import Cause
+from kubesched.server.apiserver.strategies.validation import Cause
 
 
 class Admission(Exception):

@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from kubesched.server.apiserver.strategies.base import Context, Strategy
-from kubesched.server.apiserver.registry.validation import Cause, forbidden, invalid
+from kubesched.server.apiserver.strategies.validation import Cause, forbidden, invalid
 
 MAX_SECRET_SIZE = 1024 * 1024
 _KEY = re.compile(r"^[-._a-zA-Z0-9]+$")

@@ -21,7 +21,7 @@ from croniter import croniter
 from kubesched.server.apiserver.strategies.apps import WorkloadStrategy
 from kubesched.server.apiserver.strategies.pod import default_pod_spec, validate_pod_spec
 from kubesched.server.apiserver.strategies.base import Context, StatusStrategy, spec_of
-from kubesched.server.apiserver.registry.validation import Cause, invalid, required
+from kubesched.server.apiserver.strategies.validation import Cause, invalid, required
 
 DS_STRATEGIES = ("RollingUpdate", "OnDelete")
 CONCURRENCY = ("Allow", "Forbid", "Replace")

@@ -30,7 +30,7 @@ from kubesched.api.dra import (
 )
 from kubesched.server.apiserver.strategies.storage import typed, unsupported
 from kubesched.server.apiserver.strategies.base import Context, StatusStrategy, Strategy, spec_of
-from kubesched.server.apiserver.registry.validation import Cause, invalid, required
+from kubesched.server.apiserver.strategies.validation import Cause, invalid, required
 
 JOB_UID_LABEL = "batch.kubernetes.io/controller-uid"
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"

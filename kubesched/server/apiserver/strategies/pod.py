@@ -26,7 +26,7 @@ from kubesched.api.dra import check_container_claims
 from kubesched.api.errors import DecodeError
 from kubesched.api.objects import Node, Pod
 from kubesched.server.apiserver.strategies.base import Admission, Context, Strategy, spec_of, with_new_status
-from kubesched.server.apiserver.registry.validation import (
+from kubesched.server.apiserver.strategies.validation import (
     Cause, decode_cause, forbidden, invalid, name_problems, required,
 )
 

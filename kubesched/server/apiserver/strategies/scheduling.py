@@ -11,7 +11,7 @@ from kubesched.api.objects import PodDisruptionBudget, PriorityClass
 from kubesched.api.podgroup import PodGroup
 from kubesched.server.apiserver.strategies.pod import parse_causes
 from kubesched.server.apiserver.strategies.base import Admission, Context, StatusStrategy, Strategy
-from kubesched.server.apiserver.registry.validation import Cause, decode_cause, invalid
+from kubesched.server.apiserver.strategies.validation import Cause, decode_cause, invalid
 
 
 class PriorityClassStrategy(Strategy):

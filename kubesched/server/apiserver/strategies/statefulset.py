@@ -18,7 +18,7 @@ from typing import Any
 from kubesched.server.apiserver.strategies.apps import WorkloadStrategy
 from kubesched.server.apiserver.strategies.storage import unsupported, validate_claim_spec
 from kubesched.server.apiserver.strategies.base import Context, spec_of
-from kubesched.server.apiserver.registry.validation import Cause, forbidden
+from kubesched.server.apiserver.strategies.validation import Cause, forbidden
 
 POD_MANAGEMENT = ("OrderedReady", "Parallel")
 RETENTION = ("Delete", "Retain")

@@ -33,7 +33,7 @@ from kubesched.api.storage import (
     VolumeAttachment,
 )
 from kubesched.server.apiserver.strategies.base import Context, StatusStrategy, Strategy, spec_of
-from kubesched.server.apiserver.registry.validation import Cause, decode_cause, forbidden, invalid, required
+from kubesched.server.apiserver.strategies.validation import Cause, decode_cause, forbidden, invalid, required
 
 ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
 PV_RECLAIM = ("Delete", "Recycle", "Retain")

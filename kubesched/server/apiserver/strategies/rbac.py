@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubesched.server.apiserver.strategies.base import Context, Strategy
-from kubesched.server.apiserver.registry.validation import Cause, invalid, required
+from kubesched.server.apiserver.strategies.validation import Cause, invalid, required
 
 GROUP = "rbac.authorization.k8s.io"
 

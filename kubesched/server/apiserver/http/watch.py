@@ -38,7 +38,7 @@ from kubesched.server.apiserver.http.handlers import Target, _flag, _int, wants_
 from kubesched.server.apiserver.http.negotiate import accepts_json, not_acceptable
 from kubesched.server.apiserver.protobuf.decode import MEDIA_TYPE
 from kubesched.server.apiserver.protobuf.encode import prefers_protobuf, streamable, watch_frame
-from kubesched.server.apiserver.http.options import wait_fresh
+from kubesched.server.apiserver.registry.options import wait_fresh
 from kubesched.server.apiserver.printers.tables import to_table
 from kubesched.server.apiserver.watch.api import BOOKMARK, ERROR, WatchItem, WatchStream, open_watch
 from kubesched.server.store import dumps
