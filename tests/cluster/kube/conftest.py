@@ -12,7 +12,7 @@ import time
 import pytest
 
 # kube_helpers re-exports serve_harness's eventually
-E2E = str(Path(__file__).resolve().parents[1] / "e2e")
+E2E = str(Path(__file__).resolve().parents[2] / "server" / "e2e")
 if E2E not in sys.path:
     sys.path.insert(0, E2E)
 
