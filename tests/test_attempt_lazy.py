@@ -11,7 +11,7 @@ import numpy as np
 
 from kubesched.explain.attempt import NOT_EVALUATED, record_filter
 from kubesched.framework.status import Code, Status
-from kubesched.scheduler.scheduler import Attempt
+from kubesched.explain.attempt import Attempt
 
 NAMES = ["n1", "n2", "n3", "n4", "n5"]
 FIT = Status(Code.Unschedulable, ("Insufficient cpu",), "NodeResourcesFit")

@@ -8,7 +8,7 @@ import json
 import numpy as np
 
 from kubesched.explain.attempt import ScoreDetail
-from kubesched.scheduler.scheduler import Attempt
+from kubesched.explain.attempt import Attempt
 
 
 def record(att: Attempt, names: list[str], weighted: dict[str, np.ndarray], totals: np.ndarray) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from kubesched.framework.status import Code, Status
-from kubesched.scheduler.scheduler import fit_error_message, num_feasible_nodes_to_find
+from kubesched.scheduler.fiterror import fit_error_message, num_feasible_nodes_to_find
 
 
 @pytest.mark.parametrize(("pct", "nodes", "want"), [

@@ -15,7 +15,7 @@ from kubesched.cli import progress, render
 from kubesched.config import load_config
 from kubesched.framework.errors import ProfileError
 from kubesched.plugins.registry import in_tree_registry
-from kubesched.scheduler.scheduler import Attempt
+from kubesched.explain.attempt import Attempt
 from kubesched.sim.driver import Simulation
 
 

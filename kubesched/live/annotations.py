@@ -22,7 +22,7 @@ from kubesched.cluster.kube.client import MERGE_PATCH, KubeClient
 from kubesched.cluster.kube.errors import ApiStatusError, FencedError, KubeClientError
 from kubesched.cluster.kube.resources import PODS
 from kubesched.explain.kssresults import DEFAULT_BUDGET, HISTORY, ProfilePlugins, result_annotations
-from kubesched.scheduler.scheduler import Attempt
+from kubesched.explain.attempt import Attempt
 
 log = logging.getLogger(__name__)
 

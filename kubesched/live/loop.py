@@ -30,7 +30,8 @@ from kubesched.scheduler.eventhandlers import EventHandlers
 from kubesched.explain.store import ExplainStore
 from kubesched.framework.interface import QueuedPodInfo
 from kubesched.queue.scheduling_queue import SchedulingQueue
-from kubesched.scheduler.scheduler import Attempt, Scheduler
+from kubesched.explain.attempt import Attempt
+from kubesched.scheduler.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 

@@ -72,7 +72,8 @@ from kubesched.live.metrics import SchedulerMetrics
 from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
 from kubesched.queue.moves import QueueMove
 from kubesched.queue.scheduling_queue import SchedulingQueue
-from kubesched.scheduler.scheduler import Attempt, Scheduler
+from kubesched.explain.attempt import Attempt
+from kubesched.scheduler.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 

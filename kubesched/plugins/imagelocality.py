@@ -23,6 +23,7 @@ from kubesched.framework.interface import MAX_NODE_SCORE
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.types import ImageSummary, NodeInfo
 from kubesched.plugins import names
+from kubesched.plugins.helper.gomath import go_div
 
 logger = logging.getLogger(__name__)
 
@@ -60,11 +61,6 @@ def sum_image_scores(node_info: NodeInfo, images: Sequence[str], total_num_nodes
     return total
 
 
-def _go_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
 def calculate_priority(sum_scores: int, num_containers: int) -> int:
     """Scale the clamped sum of image scores linearly into [0, MaxNodeScore]."""
     max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
@@ -72,7 +68,7 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
         sum_scores = MIN_THRESHOLD
     elif sum_scores > max_threshold:
         sum_scores = max_threshold
-    return _go_div(MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD), max_threshold - MIN_THRESHOLD)
+    return go_div(MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD), max_threshold - MIN_THRESHOLD)
 
 
 class ImageLocality:

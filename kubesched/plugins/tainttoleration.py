@@ -22,11 +22,11 @@ from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.events import (
     ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource,
 )
-from kubesched.framework.interface import MAX_NODE_SCORE
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.status import SUCCESS, Status, error, unresolvable
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
+from kubesched.plugins.helper.normalize import default_normalize_score
 
 logger = logging.getLogger(__name__)
 
@@ -71,26 +71,6 @@ def _prefer_no_schedule_tolerations(pod: Pod) -> tuple[Toleration, ...]:
 
 def _count_intolerable(taints: Sequence[Taint], tolerations: Sequence[Toleration]) -> int:
     return sum(1 for t in taints if t.effect == _PREFER_NO_SCHEDULE and not _tolerated(t, tolerations))
-
-
-def _trunc_div(a: np.ndarray, b: int) -> np.ndarray:
-    """Go's truncating integer division of an int64 array by a positive int."""
-    return np.where(a >= 0, a // b, -((-a) // b))
-
-
-def default_normalize_score(scores: np.ndarray, reverse: bool) -> None:
-    """``helper.DefaultNormalizeScore(MaxNodeScore, reverse, scores)``, in place."""
-    if scores.size == 0:
-        return
-    max_count = max(int(scores.max()), 0)
-    if max_count == 0:
-        if reverse:
-            scores[:] = MAX_NODE_SCORE
-        return
-    out = _trunc_div(scores.astype(np.int64) * MAX_NODE_SCORE, max_count)
-    if reverse:
-        out = MAX_NODE_SCORE - out
-    scores[:] = out
 
 
 class TaintToleration:

@@ -45,7 +45,7 @@ from kubesched.api.objects import Pod
 from kubesched.config import load_config
 from kubesched.framework.errors import ProfileError
 from kubesched.plugins.registry import in_tree_registry
-from kubesched.scheduler.scheduler import Attempt
+from kubesched.explain.attempt import Attempt
 from kubesched.sim.driver import Simulation
 
 ZONE = "topology.kubernetes.io/zone"

@@ -7,7 +7,7 @@ import pytest
 
 from kubesched.explain.store import ExplainStore
 from kubesched.queue.moves import QueueMove
-from kubesched.scheduler.scheduler import Attempt
+from kubesched.explain.attempt import Attempt
 
 
 def att(t: float, result: str = "Unschedulable") -> Attempt:

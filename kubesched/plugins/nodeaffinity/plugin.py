@@ -24,11 +24,12 @@ from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.events import (
     ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource,
 )
-from kubesched.framework.interface import MAX_NODE_SCORE, PreFilterResult
+from kubesched.framework.interface import PreFilterResult
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.status import SKIP, SUCCESS, Status, error, unresolvable
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
+from kubesched.plugins.helper.normalize import default_normalize_score
 from kubesched.plugins.nodeaffinity.args import NodeAffinityArgs, parse_args
 from kubesched.plugins.nodeaffinity.selector import (
     NAME_FIELD, PreferredTerms, RequiredAffinity, Terms, selector_items,
@@ -210,11 +211,7 @@ class NodeAffinity:
     def normalize_score(self, state: CycleState, pod: Pod, names: Sequence[str],
                         scores: np.ndarray) -> Status:
         """``helper.DefaultNormalizeScore(MaxNodeScore, false, scores)``."""
-        if scores.size:
-            max_count = max(int(scores.max()), 0)
-            if max_count > 0:
-                s = scores.astype(np.int64) * MAX_NODE_SCORE
-                scores[:] = np.where(s >= 0, s // max_count, -((-s) // max_count))
+        default_normalize_score(scores, reverse=False)
         return SUCCESS
 
     # -- Queueing hints ---------------------------------------------------------------

@@ -32,7 +32,7 @@ from kubesched.plugins import names
 from kubesched.plugins.noderesources.args import (
     NodeResourcesBalancedAllocationArgs, parse_balanced_allocation_args,
 )
-from kubesched.plugins.noderesources.gomath import I64
+from kubesched.plugins.helper.gomath import I64
 from kubesched.plugins.noderesources.resource_allocation import ResourceAllocationScorer
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from kubesched.framework.interface import MAX_NODE_SCORE
-from kubesched.plugins.noderesources.gomath import I64, go_div, go_div_array
+from kubesched.plugins.helper.gomath import I64, go_div, go_div_array
 
 
 def least_requested_score(requested: int, capacity: int) -> int:

@@ -15,7 +15,7 @@ import numpy as np
 
 from kubesched.framework.interface import MAX_NODE_SCORE
 from kubesched.plugins.noderesources.args import UtilizationShapePoint
-from kubesched.plugins.noderesources.gomath import I64, go_div, go_div_array, go_round, go_round_array
+from kubesched.plugins.helper.gomath import I64, go_div, go_div_array, go_round, go_round_array
 from kubesched.plugins.noderesources.validation import MAX_CUSTOM_PRIORITY_SCORE, MAX_UTILIZATION
 
 Shape = tuple[tuple[int, int], ...]  # (utilization, score) points

@@ -1,0 +1,90 @@
+"""What the plugins of one profile reach the scheduler through (upstream ``framework.Handle``),
+and the observer metrics hang on each run of the scheduling algorithm."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from kubesched.api.objects import Pod
+from kubesched.cache.snapshot import Snapshot
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.dra import DraLister, DraWriter
+from kubesched.framework.extender import Extender
+from kubesched.framework.interface import ClusterObjects, ClusterSink
+from kubesched.framework.runtime.waiting import WaitingPod
+from kubesched.framework.storage import StorageLister, StorageWriter
+
+if TYPE_CHECKING:
+    from kubesched.scheduler.scheduler import Scheduler
+
+
+class ProfileHandle:
+    """The ``Handle`` plugins of one profile get (framework set once it is built)."""
+
+    def __init__(self, sched: "Scheduler") -> None:
+        self._sched = sched
+        self.framework: Any = None
+
+    @property
+    def extenders(self) -> tuple[Extender, ...]:
+        """The configured extenders (upstream ``Handle.Extenders()``), for preemption."""
+        return self._sched.extenders
+
+    @property
+    def snapshot(self) -> Snapshot:
+        return self._sched.snapshot
+
+    @property
+    def objects(self) -> ClusterObjects:
+        return self._sched.objects
+
+    @property
+    def sink(self) -> ClusterSink:
+        return self._sched.sink
+
+    @property
+    def rng(self) -> random.Random:
+        return self._sched.rng
+
+    @property
+    def tie_break_by_name(self) -> bool:
+        return self._sched.tie_break_by_name
+
+    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
+        return self._sched.queue.nominator.pods_for_node(node_name) if self._sched.queue else ()
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        return self._sched.waiting.get(uid)
+
+    def iterate_waiting_pods(self) -> list[WaitingPod]:
+        return list(self._sched.waiting)
+
+    def now(self) -> float:
+        return self._sched.now()
+
+    @property
+    def storage(self) -> StorageLister:
+        return self._sched.storage
+
+    @property
+    def storage_writer(self) -> StorageWriter:
+        return self._sched.storage_writer
+
+    @property
+    def dra(self) -> DraLister:
+        return self._sched.dra
+
+    @property
+    def dra_writer(self) -> DraWriter:
+        return self._sched.dra_writer
+
+
+class AlgorithmObserver(Protocol):
+    """Told of each scheduling algorithm run (metrics): ``before`` may mark the cycle's
+    state (to sample per-plugin timing), ``after`` gets the seconds it took."""
+
+    def before(self, state: CycleState) -> None: ...
+
+    def after(self, seconds: float) -> None: ...
