@@ -32,7 +32,8 @@ from kubesched.api.dra import API_VERSION as DRA_API_VERSION
 from kubesched.api.dra import DRA_KINDS, check_container_claims, parse_dra_object
 from kubesched.api.documents import documents
 from kubesched.api.errors import DecodeError
-from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
+from kubesched.api.objects import Node, Pod
+from kubesched.api.policy import Namespace, PodDisruptionBudget, PriorityClass
 from kubesched.api.storage import STORAGE_KINDS, StorageObject, decode_storage
 from kubesched.api.workloads import WORKLOAD_KINDS, Workload
 from kubesched.api.podgroup import PodGroup

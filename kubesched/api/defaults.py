@@ -33,7 +33,8 @@ from fractions import Fraction
 from typing import Any
 
 from kubesched.api.errors import DecodeError, QuantityError
-from kubesched.api.objects import Container, PriorityClass
+from kubesched.api.objects import Container
+from kubesched.api.policy import PriorityClass
 from kubesched.api.quantity import Quantity, parse_quantity
 from kubesched.api.resources import CPU, MEMORY, aggregate_requests
 from kubesched.api.storage import STORAGE_KINDS, apply_storage_defaults

@@ -17,40 +17,14 @@ from operator import attrgetter
 from typing import Any
 
 from kubesched.api.errors import DecodeError
+from kubesched.api.fields import ANNOTATIONS, int_field, list_field, map_field
 from kubesched.api.resources import QuantityList, ResourceList, parse_resource_list, pod_resources, to_resource
 from kubesched.api.schema import check
 from kubesched.api.schemas import NODE, POD
 from kubesched.api.selectors import LabelSelector, NodeSelector, NodeSelectorTerm, PreferredTerm
 from kubesched.api.volumes import Volume, parse_volumes, validate_volumes
-from kubesched.api.validation import (
-    PodParts, string_map, validate_namespace, validate_node, validate_pdb, validate_pod, validate_priority_class,
-)
+from kubesched.api.validation import PodParts, validate_node, validate_pod
 from kubesched.api.validation.scheduling import TAINT_EFFECTS as TAINT_EFFECTS
-
-_LABELS = "ObjectMeta.metadata.labels"
-_ANNOTATIONS = "ObjectMeta.metadata.annotations"
-
-
-def _map(obj: Any, path: str, go_field: str = _LABELS) -> dict[str, str]:
-    """A map of strings; a number or boolean value is rejected as the API server's JSON
-    decoding rejects it."""
-    return string_map(obj, path, go_field)
-
-
-def _list(obj: Any, path: str) -> list[Any]:
-    if obj is None:
-        return []
-    if not isinstance(obj, list):
-        raise DecodeError("must be a list", field=path)
-    return obj
-
-
-def _int(obj: Any, path: str, default: int = 0) -> int:
-    if obj is None:
-        return default
-    if isinstance(obj, bool) or not isinstance(obj, int):
-        raise DecodeError(f"must be an integer, got {obj!r}", field=path)
-    return obj
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +65,7 @@ class Toleration:
         value = str(obj.get("value") or "")
         effect = str(obj.get("effect") or "")
         secs = obj.get("tolerationSeconds")
-        return cls(key, op, value, effect, None if secs is None else _int(secs, f"{path}.tolerationSeconds"))
+        return cls(key, op, value, effect, None if secs is None else int_field(secs, f"{path}.tolerationSeconds"))
 
     def tolerates(self, taint: Taint) -> bool:
         """Upstream ``Toleration.ToleratesTaint``."""
@@ -131,12 +105,12 @@ class Container:
         requests = parse_resource_list(res.get("requests"), f"{path}.resources.requests")
         limits = parse_resource_list(res.get("limits"), f"{path}.resources.limits")
         ports = []
-        for i, p in enumerate(_list(obj.get("ports"), f"{path}.ports")):
+        for i, p in enumerate(list_field(obj.get("ports"), f"{path}.ports")):
             pp = f"{path}.ports[{i}]"
             if not isinstance(p, Mapping):
                 raise DecodeError("must be an object", field=pp)
-            ports.append(ContainerPort(_int(p.get("containerPort"), f"{pp}.containerPort"),
-                                       _int(p.get("hostPort"), f"{pp}.hostPort"),
+            ports.append(ContainerPort(int_field(p.get("containerPort"), f"{pp}.containerPort"),
+                                       int_field(p.get("hostPort"), f"{pp}.hostPort"),
                                        str(p.get("protocol") or "TCP"), str(p.get("hostIP") or "")))
         name = obj.get("name")
         if name is not None and not isinstance(name, str):
@@ -160,8 +134,8 @@ class PodAffinityTerm:
             raise DecodeError("must be an object", field=path)
         tk = obj.get("topologyKey") or ""
         sel_raw = obj.get("labelSelector")
-        mlk = tuple(str(k) for k in _list(obj.get("matchLabelKeys"), f"{path}.matchLabelKeys"))
-        mmlk = tuple(str(k) for k in _list(obj.get("mismatchLabelKeys"), f"{path}.mismatchLabelKeys"))
+        mlk = tuple(str(k) for k in list_field(obj.get("matchLabelKeys"), f"{path}.matchLabelKeys"))
+        mmlk = tuple(str(k) for k in list_field(obj.get("mismatchLabelKeys"), f"{path}.mismatchLabelKeys"))
         # The API server (MatchLabelKeysInPodAffinity, GA) folds the keys into the selector.
         if sel_raw is not None and (mlk or mmlk):
             sel_raw = dict(sel_raw)
@@ -174,7 +148,7 @@ class PodAffinityTerm:
                     exprs.append({"key": k, "operator": "NotIn", "values": [pod_labels[k]]})
             sel_raw["matchExpressions"] = exprs
         selector = LabelSelector.parse(sel_raw, f"{path}.labelSelector")
-        namespaces = [str(n) for n in _list(obj.get("namespaces"), f"{path}.namespaces")]
+        namespaces = [str(n) for n in list_field(obj.get("namespaces"), f"{path}.namespaces")]
         ns_sel_raw = obj.get("namespaceSelector")
         ns_sel = None if ns_sel_raw is None else LabelSelector.parse(ns_sel_raw, f"{path}.namespaceSelector")
         if not namespaces and ns_sel is None:
@@ -210,8 +184,8 @@ class Affinity:
             req, f"{path}.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution")
         preferred = []
         pp = f"{path}.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"
-        for i, t in enumerate(_list(na.get("preferredDuringSchedulingIgnoredDuringExecution"), pp)):
-            w = _int(t.get("weight"), f"{pp}[{i}].weight")
+        for i, t in enumerate(list_field(na.get("preferredDuringSchedulingIgnoredDuringExecution"), pp)):
+            w = int_field(t.get("weight"), f"{pp}[{i}].weight")
             term = NodeSelectorTerm.parse(t.get("preference") or {}, f"{pp}[{i}].preference")
             if not term.empty:
                 preferred.append(PreferredTerm(w, term))
@@ -220,14 +194,14 @@ class Affinity:
             sp = f"{path}.{section}.{key}"
             raw = (obj.get(section) or {}).get(key)
             return tuple(PodAffinityTerm.parse(t, f"{sp}[{i}]", ns, labels)
-                         for i, t in enumerate(_list(raw, sp)))
+                         for i, t in enumerate(list_field(raw, sp)))
 
         def weighted(section: str) -> tuple[WeightedPodAffinityTerm, ...]:
             key = "preferredDuringSchedulingIgnoredDuringExecution"
             sp = f"{path}.{section}.{key}"
             out = []
-            for i, t in enumerate(_list((obj.get(section) or {}).get(key), sp)):
-                w = _int(t.get("weight"), f"{sp}[{i}].weight")
+            for i, t in enumerate(list_field((obj.get(section) or {}).get(key), sp)):
+                w = int_field(t.get("weight"), f"{sp}[{i}].weight")
                 out.append(WeightedPodAffinityTerm(w, PodAffinityTerm.parse(
                     t.get("podAffinityTerm"), f"{sp}[{i}].podAffinityTerm", ns, labels)))
             return tuple(out)
@@ -254,15 +228,15 @@ class TopologySpreadConstraint:
     def parse(cls, obj: Any, path: str, labels: Mapping[str, str]) -> "TopologySpreadConstraint":
         if not isinstance(obj, Mapping):
             raise DecodeError("must be an object", field=path)
-        skew = _int(obj.get("maxSkew"), f"{path}.maxSkew")
+        skew = int_field(obj.get("maxSkew"), f"{path}.maxSkew")
         tk = obj.get("topologyKey") or ""
         wu = str(obj.get("whenUnsatisfiable") or "")
         md = obj.get("minDomains")
         if md is not None:
-            md = _int(md, f"{path}.minDomains")
+            md = int_field(md, f"{path}.minDomains")
         policies = [str(obj.get(key) or default)
                     for key, default in (("nodeAffinityPolicy", "Honor"), ("nodeTaintsPolicy", "Ignore"))]
-        mlk = tuple(str(k) for k in _list(obj.get("matchLabelKeys"), f"{path}.matchLabelKeys"))
+        mlk = tuple(str(k) for k in list_field(obj.get("matchLabelKeys"), f"{path}.matchLabelKeys"))
         sel_raw = obj.get("labelSelector")
         if mlk and sel_raw is not None:
             # The API server (MatchLabelKeysInPodTopologySpreadSelectorMerge) merges the keys.
@@ -351,13 +325,13 @@ class Pod:
         if not isinstance(name, str):
             raise DecodeError(f"must be a string, got {name!r}", field="metadata.name")
         ns = str(meta.get("namespace") or "default")
-        labels = _map(meta.get("labels"), "metadata.labels")
-        annotations = _map(meta.get("annotations"), "metadata.annotations", _ANNOTATIONS)
-        node_selector = _map(spec.get("nodeSelector"), "spec.nodeSelector", "PodSpec.spec.nodeSelector")
+        labels = map_field(meta.get("labels"), "metadata.labels")
+        annotations = map_field(meta.get("annotations"), "metadata.annotations", ANNOTATIONS)
+        node_selector = map_field(spec.get("nodeSelector"), "spec.nodeSelector", "PodSpec.spec.nodeSelector")
         containers = tuple(Container.parse(c, f"spec.containers[{i}]")
-                           for i, c in enumerate(_list(spec.get("containers"), "spec.containers")))
+                           for i, c in enumerate(list_field(spec.get("containers"), "spec.containers")))
         inits = tuple(Container.parse(c, f"spec.initContainers[{i}]")
-                      for i, c in enumerate(_list(spec.get("initContainers"), "spec.initContainers")))
+                      for i, c in enumerate(list_field(spec.get("initContainers"), "spec.initContainers")))
         overhead = parse_resource_list(spec.get("overhead"), "spec.overhead")
         pod_level = spec.get("resources")
         if pod_level is not None and not isinstance(pod_level, Mapping):
@@ -372,11 +346,11 @@ class Pod:
                 pod_limits=pod_level_lim, require_limits=require_limits))
         requests, non0_cpu, non0_mem = pod_resources(containers, inits, overhead, pod_level_req)
         tolerations = tuple(Toleration.parse(t, f"spec.tolerations[{i}]")
-                            for i, t in enumerate(_list(spec.get("tolerations"), "spec.tolerations")))
+                            for i, t in enumerate(list_field(spec.get("tolerations"), "spec.tolerations")))
         tsc = tuple(TopologySpreadConstraint.parse(t, f"spec.topologySpreadConstraints[{i}]", labels)
-                    for i, t in enumerate(_list(spec.get("topologySpreadConstraints"),
+                    for i, t in enumerate(list_field(spec.get("topologySpreadConstraints"),
                                                 "spec.topologySpreadConstraints")))
-        gates = [str(g.get("name")) for g in _list(spec.get("schedulingGates"), "spec.schedulingGates")]
+        gates = [str(g.get("name")) for g in list_field(spec.get("schedulingGates"), "spec.schedulingGates")]
         if validate:
             validate_volumes(spec.get("volumes"))
         volumes = parse_volumes(spec.get("volumes"), name)
@@ -395,7 +369,7 @@ class Pod:
             labels=labels, annotations=annotations,
             node_name=str(spec.get("nodeName") or ""),
             scheduler_name=str(spec.get("schedulerName") or "default-scheduler"),
-            priority=_int(spec.get("priority"), "spec.priority"),
+            priority=int_field(spec.get("priority"), "spec.priority"),
             priority_class_name=str(spec.get("priorityClassName") or ""),
             preemption_policy=pp, containers=containers, init_containers=inits,
             node_selector=node_selector,
@@ -449,9 +423,9 @@ class Node:
             raise DecodeError("Required value: name or generateName is required", field="metadata.name")
         if not isinstance(name, str):
             raise DecodeError(f"must be a string, got {name!r}", field="metadata.name")
-        labels = _map(meta.get("labels"), "metadata.labels")
-        annotations = _map(meta.get("annotations"), "metadata.annotations", _ANNOTATIONS)
-        raw_taints = _list(spec.get("taints"), "spec.taints")
+        labels = map_field(meta.get("labels"), "metadata.labels")
+        annotations = map_field(meta.get("annotations"), "metadata.annotations", ANNOTATIONS)
+        raw_taints = list_field(spec.get("taints"), "spec.taints")
         for i, t in enumerate(raw_taints):
             if not isinstance(t, Mapping):
                 raise DecodeError("must be an object", field=f"spec.taints[{i}]")
@@ -463,95 +437,11 @@ class Node:
         taints = tuple(Taint.parse(t, f"spec.taints[{i}]") for i, t in enumerate(raw_taints))
         allocatable = to_resource(alloc)
         images = []
-        for i, im in enumerate(_list(status.get("images"), "status.images")):
+        for i, im in enumerate(list_field(status.get("images"), "status.images")):
             if not isinstance(im, Mapping):
                 raise DecodeError("must be an object", field=f"status.images[{i}]")
             images.append(ImageState(tuple(str(n) for n in im.get("names") or ()),
-                                     _int(im.get("sizeBytes"), f"status.images[{i}].sizeBytes")))
+                                     int_field(im.get("sizeBytes"), f"status.images[{i}].sizeBytes")))
         return cls(raw=raw, name=name, uid=str(meta.get("uid") or name),
                    labels=labels, annotations=annotations, taints=taints, unschedulable=bool(spec.get("unschedulable")),
                    allocatable=allocatable, images=tuple(images))
-
-
-@dataclass(frozen=True, slots=True)
-class PriorityClass:
-    name: str
-    value: int
-    global_default: bool
-    preemption_policy: str
-
-    @classmethod
-    def from_dict(cls, raw: dict[str, Any], *, validate: bool = True) -> "PriorityClass":
-        """Decode and validate (``ValidatePriorityClass``); an absent value is 0, as upstream's
-        non-optional int32 decodes."""
-        meta = raw.get("metadata") or {}
-        if not isinstance(meta, Mapping):
-            raise DecodeError("must be an object", field="metadata")
-        value = _int(raw.get("value"), "value")
-        if not -(2**31) <= value < 2**31:
-            raise DecodeError(f"json: cannot unmarshal number {value} into Go struct field "
-                              "PriorityClass.value of type int32", field="value")
-        pp = raw.get("preemptionPolicy")
-        if validate:
-            validate_priority_class(meta, str(meta.get("name") or ""), value, bool(raw.get("globalDefault")),
-                                    None if pp is None else str(pp))
-        elif not meta.get("name"):
-            raise DecodeError("Required value: name or generateName is required", field="metadata.name")
-        return cls(str(meta["name"]), value, bool(raw.get("globalDefault")), str(pp or "PreemptLowerPriority"))
-
-
-@dataclass(frozen=True, slots=True)
-class PodDisruptionBudget:
-    namespace: str
-    name: str
-    selector: LabelSelector
-    min_available: int | str | None
-    max_unavailable: int | str | None
-    disruptions_allowed: int | None  # status.disruptionsAllowed, when the status is given
-
-    @classmethod
-    def from_dict(cls, raw: dict[str, Any], *, validate: bool = True) -> "PodDisruptionBudget":
-        """Decode and validate (policy ``ValidatePodDisruptionBudget``, then metadata)."""
-        meta = raw.get("metadata") or {}
-        spec = raw.get("spec") or {}
-        if not isinstance(meta, Mapping) or not isinstance(spec, Mapping):
-            raise DecodeError("metadata and spec must be objects")
-        status = raw.get("status")
-        allowed = None
-        if isinstance(status, Mapping) and "disruptionsAllowed" in status:
-            allowed = _int(status.get("disruptionsAllowed"), "status.disruptionsAllowed")
-        for key in ("minAvailable", "maxUnavailable"):
-            v = spec.get(key)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, str))):
-                raise DecodeError("must be an integer or a percentage", field=f"spec.{key}")
-        if validate:
-            validate_pdb(meta, _map(meta.get("labels"), "metadata.labels"),
-                         _map(meta.get("annotations"), "metadata.annotations", _ANNOTATIONS), spec)
-        elif not meta.get("name"):
-            raise DecodeError("Required value: name or generateName is required", field="metadata.name")
-        # A PDB with a nil selector matches nothing; an empty one matches every pod (policy/v1).
-        sel = LabelSelector.parse(spec.get("selector"), "spec.selector")
-        return cls(str(meta.get("namespace") or "default"), str(meta["name"]), sel,
-                   spec.get("minAvailable"), spec.get("maxUnavailable"), allowed)
-
-
-@dataclass(frozen=True, slots=True)
-class Namespace:
-    name: str
-    labels: dict[str, str]
-
-    @classmethod
-    def from_dict(cls, raw: dict[str, Any], *, validate: bool = True) -> "Namespace":
-        """Decode and validate (``ValidateNamespace``)."""
-        meta = raw.get("metadata") or {}
-        spec = raw.get("spec") or {}
-        if not isinstance(meta, Mapping) or not isinstance(spec, Mapping):
-            raise DecodeError("metadata and spec must be objects")
-        labels = _map(meta.get("labels"), "metadata.labels")
-        if validate:
-            validate_namespace(meta, labels, _map(meta.get("annotations"), "metadata.annotations", _ANNOTATIONS),
-                               spec)
-        elif not meta.get("name"):
-            raise DecodeError("Required value: name or generateName is required", field="metadata.name")
-        labels.setdefault("kubernetes.io/metadata.name", str(meta["name"]))
-        return cls(str(meta["name"]), labels)

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubesched.framework.clock import CLOCK_EPOCH
-from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
+from kubesched.api.objects import Node, Pod
+from kubesched.api.policy import Namespace, PodDisruptionBudget, PriorityClass
 from kubesched.api.podgroup import PodGroup
 from kubesched.api.workloads import Workload, WorkloadIndex
 from kubesched.framework.status import SUCCESS, Status, error

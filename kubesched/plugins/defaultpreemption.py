@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kubesched.api.objects import Pod, PodDisruptionBudget
+from kubesched.api.objects import Pod
+from kubesched.api.policy import PodDisruptionBudget
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import PostFilterResult
 from kubesched.framework.status import Status

@@ -7,7 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubesched.api.objects import Namespace, Pod, PodDisruptionBudget, PriorityClass
+from kubesched.api.objects import Pod
+from kubesched.api.policy import Namespace, PodDisruptionBudget, PriorityClass
 from kubesched.api.workloads import WorkloadIndex
 from kubesched.cache.snapshot import Snapshot
 from kubesched.framework.dra import NoDra

@@ -28,7 +28,8 @@ from kubesched.api.defaults import (
     default_manifest, default_object, default_priority_class, validate_priority_class,
 )
 from kubesched.api.errors import DecodeError
-from kubesched.api.objects import Pod, PriorityClass
+from kubesched.api.objects import Pod
+from kubesched.api.policy import PriorityClass
 
 NOT_READY = "node.kubernetes.io/not-ready"
 UNREACHABLE = "node.kubernetes.io/unreachable"

@@ -27,7 +27,8 @@ from typing import Any
 import pytest
 
 from kubesched.api.errors import DecodeError
-from kubesched.api.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
+from kubesched.api.objects import Node, Pod
+from kubesched.api.policy import Namespace, PodDisruptionBudget, PriorityClass
 from kubesched.api.podgroup import PodGroup
 from kubesched.api.validation import (
     go_quote, is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_qualified_name,

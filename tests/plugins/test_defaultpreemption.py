@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from kubesched.api.objects import Node, Pod, PodDisruptionBudget
+from kubesched.api.objects import Node, Pod
+from kubesched.api.policy import PodDisruptionBudget
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.errors import ProfileError
 from kubesched.framework.interface import PostFilterResult

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from kubesched.api.objects import Namespace, Node, Pod
+from kubesched.api.objects import Node, Pod
+from kubesched.api.policy import Namespace
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.errors import ProfileError
 from kubesched.framework.status import Code, Status

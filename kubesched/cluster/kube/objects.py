@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kubesched.api.objects import Namespace, Pod, PodDisruptionBudget, PriorityClass
+from kubesched.api.objects import Pod
+from kubesched.api.policy import Namespace, PodDisruptionBudget, PriorityClass
 from kubesched.api.podgroup import PodGroup
 from kubesched.api.workloads import WorkloadIndex
 from kubesched.cluster.kube.informer import Informer

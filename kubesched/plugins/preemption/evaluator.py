@@ -24,7 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kubesched.api.objects import Pod, PodDisruptionBudget
+from kubesched.api.objects import Pod
+from kubesched.api.policy import PodDisruptionBudget
 from kubesched.framework.extender import ExtenderError, Victims, run_extender_preemption
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.interface import PostFilterResult

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from kubesched.api.objects import Pod, PodDisruptionBudget
+from kubesched.api.objects import Pod
+from kubesched.api.policy import PodDisruptionBudget
 
 
 def _scaled(value: int | str, total: int) -> int:

@@ -19,7 +19,8 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from kubesched.api.objects import Pod, PodDisruptionBudget
+from kubesched.api.objects import Pod
+from kubesched.api.policy import PodDisruptionBudget
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.types import NodeInfo

@@ -31,7 +31,7 @@ import math
 from typing import Any
 
 from kubesched.api.errors import DecodeError
-from kubesched.api.objects import PodDisruptionBudget
+from kubesched.api.policy import PodDisruptionBudget
 from kubesched.server.apiserver.errors import ApiError
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.server.controllers.base import (

@@ -5,7 +5,8 @@ See :mod:`.store` for the guarantees and :mod:`.schema` for the tables.
 
 from kubesched.server.store.errors import AlreadyExists, Conflict, Expired, NotFound, StoreError
 from kubesched.api.jsontext import dumpb, dumps, loads
-from kubesched.server.store.store import DEFAULT_HISTORY, ListPage, Store, Txn
+from kubesched.server.store.store import DEFAULT_HISTORY, Store
+from kubesched.server.store.txn import ListPage, Txn
 from kubesched.server.store.watch import ADDED, DELETED, MODIFIED, StoredEvent, Watcher
 
 __all__ = [

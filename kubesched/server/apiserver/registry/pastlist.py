@@ -19,7 +19,7 @@ from typing import Any
 
 from kubesched.server.store import Store
 from kubesched.server.store.errors import Expired
-from kubesched.server.store.store import ListPage
+from kubesched.server.store.txn import ListPage
 
 Key = tuple[str, str]
 

@@ -18,8 +18,6 @@ nothing (no new resourceVersion), as upstream. Deletion is graceful where upstre
 
 from __future__ import annotations
 
-import base64
-import binascii
 import copy
 import json
 import logging
@@ -30,7 +28,7 @@ from typing import Any
 
 from kubesched.api.defaults import generate_name
 from kubesched.api.errors import DecodeError
-from kubesched.api.objects import PriorityClass
+from kubesched.api.policy import PriorityClass
 from kubesched.api.schema import check_object
 from kubesched.api.validation import go_quote
 from kubesched.server.apiserver import errors as E
@@ -49,6 +47,7 @@ from kubesched.server.apiserver.strategies.scheduling import (
 from kubesched.server.apiserver.registry.selectors import predicate
 from kubesched.server.apiserver.strategies.statefulset import StatefulSetStrategy
 from kubesched.server.apiserver.registry.pastlist import list_at
+from kubesched.server.apiserver.registry.versions import decode_continue, encode_continue, parse_rv
 from kubesched.server.apiserver.strategies.storage import STORAGE_STRATEGIES
 from kubesched.server.apiserver.strategies.rbac import RBAC_STRATEGIES
 from kubesched.server.apiserver.strategies.base import (
@@ -340,10 +339,10 @@ class Registry:
         ns = self._ns(res, namespace)
         strategy = self.strategy(res)
         body = strategy.to_storage(self._check_body(res, obj, ns, name, owned, status_only=subresource == "status"))
-        want_rv = _parse_rv(body["metadata"].get("resourceVersion"))
+        want_rv = parse_rv(body["metadata"].get("resourceVersion"))
 
         def change(cur: dict[str, Any]) -> dict[str, Any]:
-            if want_rv is not None and want_rv != _parse_rv(cur["metadata"].get("resourceVersion")):
+            if want_rv is not None and want_rv != parse_rv(cur["metadata"].get("resourceVersion")):
                 raise store_errors.Conflict(res.storage, ns, name, "the object has been modified; please "
                                             "apply your changes to the latest version and try again")
             return body  # our own copy (_check_body), and guaranteed_update runs this once
@@ -486,28 +485,3 @@ def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
     mb = {k: v for k, v in b.get("metadata", {}).items() if k != "resourceVersion"}
     return ma == mb and {k: v for k, v in a.items() if k != "metadata"} == \
         {k: v for k, v in b.items() if k != "metadata"}
-
-
-def _parse_rv(value: Any) -> int | None:
-    if value in (None, ""):
-        return None
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise E.bad_request(f"invalid resourceVersion {value!r}") from None
-
-
-def encode_continue(rv: int, key: tuple[str, str]) -> str:
-    raw = json.dumps({"v": 1, "rv": rv, "start": list(key)}, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_continue(token: str) -> tuple[int, tuple[str, str]]:
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        doc = json.loads(raw)
-        ns, name = doc["start"]
-        return int(doc["rv"]), (str(ns), str(name))
-    except (ValueError, KeyError, TypeError, binascii.Error):
-        raise E.bad_request("continue key is not valid: incorrect encoded start resourceVersion "
-                            "(version meta.k8s.io/v1)") from None

@@ -22,7 +22,7 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from kubesched.api.errors import DecodeError
-from kubesched.api.objects import PodDisruptionBudget
+from kubesched.api.policy import PodDisruptionBudget
 from kubesched.server.apiserver import errors as E
 from kubesched.server.apiserver.strategies.shapes import json_type as _json_type
 from kubesched.server.apiserver.strategies.apps import WorkloadStrategy

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kubesched.api.objects import PriorityClass
+from kubesched.api.policy import PriorityClass
 from kubesched.server.apiserver.strategies.validation import Cause
 
 

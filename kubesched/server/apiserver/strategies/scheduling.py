@@ -7,7 +7,7 @@ from typing import Any
 
 from kubesched.api.defaults import apply_priority_class_defaults, validate_priority_class
 from kubesched.api.errors import DecodeError
-from kubesched.api.objects import PodDisruptionBudget, PriorityClass
+from kubesched.api.policy import PodDisruptionBudget, PriorityClass
 from kubesched.api.podgroup import PodGroup
 from kubesched.server.apiserver.strategies.pod import parse_causes
 from kubesched.server.apiserver.strategies.base import Admission, Context, StatusStrategy, Strategy
