@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -26,14 +26,15 @@ from kubesched.framework.interface import (
     MAX_NODE_SCORE, MIN_NODE_SCORE, BatchFilterPlugin, BatchScorePlugin, BindPlugin, FilterPlugin,
     PermitPlugin, PostBindPlugin, PostFilterPlugin, PostFilterResult, PreBindPlugin,
     PreEnqueuePlugin, PreFilterExtensions, PreFilterPlugin, PreFilterResult, PreScorePlugin,
-    QueueSortPlugin, ReservePlugin, ScorePlugin,
+    QueueSortPlugin, ReservePlugin, ScoreExtensions, ScorePlugin,
 )
 from kubesched.framework.runtime.metrics import PointObserver, timed_point
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.runtime.batchrun import BatchRunner, built_in
+from kubesched.framework.runtime.bindpoints import BindingPoints
 from kubesched.framework.runtime.outcome import CacheEntry, FilterOutcome, RowNames
 from kubesched.framework.runtime.results import (
-    as_permit, as_post_filter, as_pre_filter, as_score, as_status, call as _call, error as _error,
+    as_post_filter, as_pre_filter, as_score, as_status, call as _call, error as _error,
     filter_error as _filter_error, score_error as _score_error,
 )
 from kubesched.framework.status import SUCCESS, Code, Status
@@ -49,7 +50,7 @@ EXTENSION_POINTS: dict[str, type] = {
 }
 
 
-class Framework:
+class Framework(BindingPoints):
     def __init__(self, profile_name: str, plugins: Mapping[str, Sequence[Any]],
                  weights: Mapping[str, int], percentage_of_nodes_to_score: int | None = None) -> None:
         self.profile_name = profile_name
@@ -72,6 +73,20 @@ class Framework:
                 raise ProfileError(f"score plugin {pl.name!r} needs a positive weight",
                                    field=f"profiles[{profile_name}].plugins.score")
         self.by_name = {pl.name: pl for pts in self.points.values() for pl in pts}
+        # One typed list per extension point (upstream's preFilterPlugins, filterPlugins, ...),
+        # so every call below is checked against its protocol.
+        self.pre_enqueue_plugins: list[PreEnqueuePlugin] = cast("list[PreEnqueuePlugin]", self.points["preEnqueue"])
+        self.queue_sort_plugins: list[QueueSortPlugin] = cast("list[QueueSortPlugin]", self.points["queueSort"])
+        self.pre_filter_plugins: list[PreFilterPlugin] = cast("list[PreFilterPlugin]", self.points["preFilter"])
+        self.filter_plugins: list[FilterPlugin] = cast("list[FilterPlugin]", self.points["filter"])
+        self.post_filter_plugins: list[PostFilterPlugin] = cast("list[PostFilterPlugin]", self.points["postFilter"])
+        self.pre_score_plugins: list[PreScorePlugin] = cast("list[PreScorePlugin]", self.points["preScore"])
+        self.score_plugins: list[ScorePlugin] = cast("list[ScorePlugin]", self.points["score"])
+        self.reserve_plugins: list[ReservePlugin] = cast("list[ReservePlugin]", self.points["reserve"])
+        self.permit_plugins: list[PermitPlugin] = cast("list[PermitPlugin]", self.points["permit"])
+        self.pre_bind_plugins: list[PreBindPlugin] = cast("list[PreBindPlugin]", self.points["preBind"])
+        self.bind_plugins: list[BindPlugin] = cast("list[BindPlugin]", self.points["bind"])
+        self.post_bind_plugins: list[PostBindPlugin] = cast("list[PostBindPlugin]", self.points["postBind"])
         # Protocol isinstance checks are slow: decide each plugin's form once.
         self._batch_filter = {pl.name for pl in self.points["filter"] if isinstance(pl, BatchFilterPlugin)}
         self._batch_score = {pl.name for pl in self.points["score"] if isinstance(pl, BatchScorePlugin)}
@@ -94,7 +109,7 @@ class Framework:
     # -- queue ------------------------------------------------------------------------
     @property
     def queue_sort(self) -> QueueSortPlugin:
-        return self.points["queueSort"][0]
+        return self.queue_sort_plugins[0]
 
     def cluster_event_map(self) -> dict[str, list[ClusterEventWithHint]]:
         """The events that may make a pod rejected by each plugin schedulable (upstream's
@@ -120,7 +135,7 @@ class Framework:
         return out
 
     def run_pre_enqueue(self, pod: Pod) -> Status:
-        for pl in self.points["preEnqueue"]:
+        for pl in self.pre_enqueue_plugins:
             st = as_status(_call(pl, "PreEnqueue", pl.pre_enqueue, pod), "pre_enqueue", pl.name)
             if not st.success:
                 return st.with_plugin(pl.name)
@@ -136,7 +151,7 @@ class Framework:
         ret = SUCCESS
         skip: set[str] = set()
         try:
-            for pl in self.points["preFilter"]:
+            for pl in self.pre_filter_plugins:
                 self.evaluations[(pl.name, "PreFilter")] += 1
                 r, st = as_pre_filter(_call(pl, "PreFilter", pl.pre_filter, state, pod, nodes), pl.name)
                 if st.code == Code.Skip:
@@ -186,15 +201,15 @@ class Framework:
     # -- Filter -----------------------------------------------------------------------
     @property
     def has_filter_plugins(self) -> bool:
-        return bool(self.points["filter"])
+        return bool(self.filter_plugins)
 
     @property
     def has_score_plugins(self) -> bool:
-        return bool(self.points["score"])
+        return bool(self.score_plugins)
 
     def run_filter(self, state: CycleState, pod: Pod, ni: NodeInfo) -> Status:
         """Upstream RunFilterPlugins: the first plugin that does not succeed decides."""
-        for pl in self.points["filter"]:
+        for pl in self.filter_plugins:
             if pl.name in state.skip_filter_plugins:
                 continue
             st = as_status(_call(pl, "Filter", pl.filter, state, pod, ni), "filter", pl.name)
@@ -247,19 +262,20 @@ class Framework:
             is_special = np.isin(idx, sp)
             special = idx[is_special].tolist()
             alive = idx[~is_special]
-        for pl in self.points["filter"]:
+        for pl in self.filter_plugins:
             if pl.name in state.skip_filter_plugins or alive.size == 0:
                 continue
             self.evaluations[(pl.name, "Filter")] += int(alive.size)
             if pl.name in self._batch_filter:
-                got = self.batch.cached(pl, "Filter", pl.filter_nodes, state, pod, table)
+                bpl = cast(BatchFilterPlugin, pl)  # decided once, when the profile was built
+                got = self.batch.cached(bpl, "Filter", bpl.filter_nodes, state, pod, table)
                 if isinstance(got, CacheEntry) and got.nonzero == table.size:
                     continue  # every row passes: no gather, no pass
                 if isinstance(got, CacheEntry) and alive is table.all:  # the verdicts split once
                     alive, rejected = got.split()
                     out.reject(rejected, pl.name)
                     continue
-                res = self.batch.rows_of(pl, "Filter", pl.filter_nodes, state, pod, table, alive, got)
+                res = self.batch.rows_of(bpl, "Filter", bpl.filter_nodes, state, pod, table, alive, got)
                 if isinstance(res, Status):
                     out.error = _filter_error(res, pl.name)
                     alive = alive[:0]
@@ -321,7 +337,7 @@ class Framework:
         reasons: list[str] = []
         rejector = ""
         result: PostFilterResult | None = None
-        for pl in self.points["postFilter"]:
+        for pl in self.post_filter_plugins:
             out = _call(pl, "PostFilter", pl.post_filter, state, pod, filtered)
             r, st = as_post_filter(out, pl.name)
             if st.code == Code.Error and not isinstance(out, tuple):
@@ -345,7 +361,7 @@ class Framework:
     def run_pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
         skip: set[str] = set()
         try:
-            for pl in self.points["preScore"]:
+            for pl in self.pre_score_plugins:
                 self.evaluations[(pl.name, "PreScore")] += 1
                 st = as_status(_call(pl, "PreScore", pl.pre_score, state, pod, nodes), "pre_score", pl.name)
                 if st.code == Code.Skip:
@@ -371,27 +387,28 @@ class Framework:
         summed: list[tuple[CacheEntry, int]] = []
         others: list[np.ndarray] = []
         const = 0  # normalised plugins whose raw scores are all 0 (one value for every row)
-        pl: Any
-        for pl in self.points["score"]:
+        for pl in self.score_plugins:
             if pl.name in state.skip_score_plugins:
                 continue
             self.evaluations[(pl.name, "Score")] += int(idx.size)
             w = self.weights[pl.name]
             if pl.name in self._batch_score:
-                got = self.batch.cached(pl, "Score", pl.score_nodes, state, pod, table)
+                bpl = cast(BatchScorePlugin, pl)  # decided once, when the profile was built
+                got = self.batch.cached(bpl, "Score", bpl.score_nodes, state, pod, table)
                 if isinstance(got, CacheEntry) and detail is None and idx.size and pl.name in self._built_in:
                     if pl.name not in self._normalizes:
                         summed.append((got, w))
                         continue
                     if got.nonzero == 0:  # the in-tree normalisations map equal scores to one value
                         one = np.zeros(1, np.int64)
-                        st = as_status(_call(pl, "NormalizeScore", pl.normalize_score, state, pod,
+                        normalize = cast(ScoreExtensions, pl).normalize_score
+                        st = as_status(_call(pl, "NormalizeScore", normalize, state, pod,
                                              RowNames(table.names, idx[:1]), one), "normalize_score", pl.name)
                         if not st.success:
                             return _score_error("running Normalize on Score plugins", st, pl.name)
                         const += int(one[0]) * w
                         continue
-                res = self.batch.rows_of(pl, "Score", pl.score_nodes, state, pod, table, idx, got)
+                res = self.batch.rows_of(bpl, "Score", bpl.score_nodes, state, pod, table, idx, got)
                 if isinstance(res, Status):
                     return _score_error("running Score plugins", res, pl.name)
                 # NormalizeScore writes into the array: give it a copy of the plugin's
@@ -407,7 +424,8 @@ class Framework:
                 scores = np.array(vals, dtype=np.int64)
             raw = scores.copy() if detail is not None else scores
             if pl.name in self._normalizes:  # the ScoreExtensions protocol
-                st = as_status(_call(pl, "NormalizeScore", pl.normalize_score, state, pod, names, scores),
+                st = as_status(_call(pl, "NormalizeScore", cast(ScoreExtensions, pl).normalize_score, state, pod,
+                                     names, scores),
                                "normalize_score", pl.name)
                 if not st.success:
                     return _score_error("running Normalize on Score plugins", st, pl.name)
@@ -428,65 +446,3 @@ class Framework:
     def best_rows(self, rows: np.ndarray, totals: np.ndarray) -> np.ndarray:
         """``rows[totals == totals.max()]`` for the totals of the last :meth:`run_score` over ``rows``."""
         return self.batch.best_rows(rows, totals)
-
-
-    # -- Reserve / Permit / Bind --------------------------------------------------------
-    @timed_point("Reserve")
-    def run_reserve(self, state: CycleState, pod: Pod, node: str) -> Status:
-        for pl in self.points["reserve"]:
-            st = as_status(_call(pl, "Reserve", pl.reserve, state, pod, node), "reserve", pl.name)
-            if not st.success:
-                if st.rejected:
-                    return st.with_plugin(pl.name)
-                return _error(f'running Reserve plugin "{pl.name}": {st.message}', pl.name)
-        return SUCCESS
-
-    @timed_point("Unreserve")
-    def run_unreserve(self, state: CycleState, pod: Pod, node: str) -> None:
-        for pl in reversed(self.points["reserve"]):
-            _call(pl, "Unreserve", pl.unreserve, state, pod, node)
-
-    @timed_point("Permit")
-    def run_permit(self, state: CycleState, pod: Pod, node: str) -> tuple[Status, dict[str, float]]:
-        """Returns the combined status and, when Wait, the timeout per waiting plugin."""
-        waits: dict[str, float] = {}
-        for pl in self.points["permit"]:
-            st, timeout = as_permit(_call(pl, "Permit", pl.permit, state, pod, node), pl.name)
-            if st.code == Code.Wait:
-                waits[pl.name] = min(timeout, 15 * 60.0)
-                continue
-            if st.rejected:
-                return st.with_plugin(pl.name), {}
-            if not st.success:
-                return _error(f'running Permit plugin "{pl.name}": {st.message}', pl.name), {}
-        if waits:
-            return Status(Code.Wait, ("one or more plugins asked to wait",)), waits
-        return SUCCESS, {}
-
-    @timed_point("PreBind")
-    def run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
-        for pl in self.points["preBind"]:
-            st = as_status(_call(pl, "PreBind", pl.pre_bind, state, pod, node), "pre_bind", pl.name)
-            if st.code == Code.Skip:
-                continue
-            if st.rejected:
-                return st.with_plugin(pl.name)
-            if not st.success:
-                return _error(f'running PreBind plugin "{pl.name}": {st.message}', pl.name)
-        return SUCCESS
-
-    @timed_point("Bind")
-    def run_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
-        for pl in self.points["bind"]:
-            st = as_status(_call(pl, "Bind", pl.bind, state, pod, node), "bind", pl.name)
-            if st.code == Code.Skip:
-                continue
-            if not st.success and not st.rejected:
-                return _error(f'running Bind plugin "{pl.name}": {st.message}', pl.name)
-            return st.with_plugin(pl.name)
-        return Status(Code.Skip)
-
-    @timed_point("PostBind")
-    def run_post_bind(self, state: CycleState, pod: Pod, node: str) -> None:
-        for pl in self.points["postBind"]:
-            _call(pl, "PostBind", pl.post_bind, state, pod, node)
