@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install fidelity lint clean bench
+.PHONY: run test install system-deps fidelity lint clean bench
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,9 +20,13 @@ run: $(STAMP)
 	$(BIN)/kubesched explain -f examples/mixed-cluster.yaml ml/train-big --tie-break name
 	BIN=$(BIN) bash scripts/serve-demo.sh
 
-## test: install into .venv and run the whole test suite
-test: $(STAMP)
-	$(BIN)/python -m pytest
+## system-deps: the Debian packages the suite drives (kubectl, chromium), installed when missing
+system-deps:
+	bash scripts/install-system-deps.sh
+
+## test: install everything (Python packages into .venv, kubectl and chromium from Debian) and run the whole test suite
+test: $(STAMP) system-deps
+	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(BIN)/python -m pytest
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
