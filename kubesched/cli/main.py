@@ -14,6 +14,17 @@ from collections.abc import Sequence
 from kubesched.api.errors import KubeschedError
 
 
+def package_version() -> str:
+    """The installed distribution's version (pyproject.toml), or ``unknown`` when kubesched
+    runs from a source tree that was never installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("kubesched")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def _common_sim_args(p: argparse.ArgumentParser, files_required: bool = True) -> None:
     p.add_argument("-f", "--filename", action="append", required=files_required, metavar="PATH",
                    help="manifest file or directory (repeatable): nodes, pods, PriorityClasses, PDBs")
@@ -28,6 +39,7 @@ def _common_sim_args(p: argparse.ArgumentParser, files_required: bool = True) ->
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kubesched", description="kubesched: a Kubernetes-compatible pod scheduler (simulate, serve, run).")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-v INFO, -vv DEBUG)")
+    parser.add_argument("--version", action="version", version=f"kubesched {package_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     sim = sub.add_parser("simulate", help="where would these pods land, and why is that one Pending?")
     _common_sim_args(sim)
