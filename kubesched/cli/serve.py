@@ -23,6 +23,7 @@ from kubesched.server.apiserver.http.limits import DEFAULT_MAX_MUTATING, DEFAULT
 
 if TYPE_CHECKING:
     from kubesched.config import SchedulerConfig
+    from kubesched.server.apiserver.server import ApiServer
     from kubesched.live import LiveOptions, SchedulerComponent
     from kubesched.ui import ServeUi
 
@@ -36,7 +37,12 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p = sub.add_parser("serve", help="run a Kubernetes-compatible API server that kubectl can drive")
     p.add_argument("--data-dir", default=DEFAULT_DATA_DIR, metavar="DIR",
                    help=f"store, kubeconfig and certificates (default {DEFAULT_DATA_DIR}/)")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1); any other than a loopback address needs "
+                        "--token-file or --tls, or --insecure-allow-any-host")
+    p.add_argument("--insecure-allow-any-host", action="store_true",
+                   help="listen on a non-loopback --host without authentication: anyone who can reach the "
+                        "address may read and change everything")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)")
     p.add_argument("--token-file", metavar="FILE",
                    help="require a bearer token from FILE (lines token[,user,uid,\"groups\"]; created with a "
@@ -92,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
     for flag in ("max_requests_inflight", "max_mutating_requests_inflight", "max_watches"):
         if getattr(args, flag) <= 0:
             raise KubeschedError(f"--{flag.replace('_', '-')} must be positive")
+    _check_host(args)
     config = None if args.no_scheduler else load_scheduler_config(args.config)
     node_pools = serve_cluster.pools(args)
     data_dir = Path(args.data_dir).resolve()
@@ -104,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
                         max_mutating_requests_inflight=args.max_mutating_requests_inflight,
                         max_watches=args.max_watches,
                         authorization_mode=args.authorization_mode,
-                        extra_routes=ui.routes() if ui is not None else [])
+                        extra_routes=ui.routes() if ui is not None else [],
+                        self_authorized=ui.authorizes_itself if ui is not None else None)
     _raise_open_files(args.max_requests_inflight + args.max_mutating_requests_inflight + args.max_watches)
     try:
         server = ApiServer(opts)
@@ -135,11 +143,12 @@ def run(args: argparse.Namespace) -> int:
     if args.token_file and not args.tls:
         print(f"kubesched: --token-file implies --tls: serving HTTPS with the CA in {data_dir / 'pki'}",
               flush=True)
-    if args.host not in ("127.0.0.1", "localhost", "::1") and not (args.token_file or args.tls):
-        print(f"kubesched: warning: listening on {args.host} without authentication (--tls or --token-file)",
-              file=sys.stderr)
+    if args.insecure_allow_any_host and not _authenticated(args):
+        print(f"kubesched: warning: listening on {args.host} without authentication (--tls or --token-file): "
+              "anyone who can reach it may read and change everything", file=sys.stderr)
+
     def ready() -> None:
-        print(f"kubesched API server listening on {server.url} (store: {data_dir / 'store.db'}, "
+        print(f"kubesched API server listening on {_listening(server)} (store: {data_dir / 'store.db'}, "
               f"resourceVersion {server.store.rv})")
         print(f"kubeconfig: {server.kubeconfig}")
         print(f"export KUBECONFIG={server.kubeconfig}", flush=True)
@@ -149,6 +158,35 @@ def run(args: argparse.Namespace) -> int:
     server.serve(on_ready=ready)
     print("kubesched API server stopped", flush=True)
     return 0
+
+
+def _authenticated(args: argparse.Namespace) -> bool:
+    """Whether requests must carry credentials (RBAC implies TLS and its client certificates)."""
+    return bool(args.token_file or args.tls or args.authorization_mode == "RBAC")
+
+
+def _check_host(args: argparse.Namespace) -> None:
+    """Refuse to serve a non-loopback address without authentication unless asked to."""
+    from kubesched.server.apiserver.http.browser import is_loopback
+
+    if is_loopback(args.host) or _authenticated(args) or args.insecure_allow_any_host:
+        return
+    raise KubeschedError(
+        f"--host {args.host} is not a loopback address: without authentication anyone who can reach it may read "
+        "and change everything. Add --token-file or --tls, or --insecure-allow-any-host to serve it anyway")
+
+
+def _listening(server: "ApiServer") -> str:
+    """The address the socket is bound to, as a URL; for a wildcard address, also the URL
+    clients on this machine use (the kubeconfig's)."""
+    from kubesched.server.apiserver.http.browser import is_wildcard
+
+    host, port = server.sock.getsockname()[:2]
+    if not is_wildcard(host):
+        return server.url
+    shown = f"[{host}]" if ":" in host else host
+    scheme = server.url.split("://", 1)[0]
+    return f"{scheme}://{shown}:{port} (every address of this machine; the kubeconfig names {server.url})"
 
 
 def _raise_open_files(connections: int) -> None:

@@ -19,7 +19,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 
 from kubesched.ui.actions import ConfigHolder
-from kubesched.ui.routes import UiContext, routes
+from kubesched.ui.routes import UiContext, authorizes_itself, routes
 from kubesched.ui.views import Views
 
 if TYPE_CHECKING:
@@ -50,6 +50,13 @@ class ServeUi:
             return status_response(E.not_found_path())
 
         return routes(self.ctx, fallback=not_found)
+
+    @staticmethod
+    def authorizes_itself(path: str) -> bool:
+        """Whether the UI's route for ``path`` authorizes each request itself, as the
+        calling user (:func:`.routes.authorizes_itself`); the API server's authorizer then
+        leaves the request to it."""
+        return authorizes_itself(path)
 
     def attach(self, registry: "Registry", component: "SchedulerComponent | None",
                stopping: threading.Event) -> None:

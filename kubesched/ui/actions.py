@@ -1,9 +1,10 @@
 """The web UI's writes in ``serve``: objects from YAML, deletions, the scheduler's configuration.
 
 Objects are created and deleted through the API server's own REST handlers (an in-process
-request to the same ASGI application kubectl talks to), so the page gets exactly the
-``Status`` kubectl would get: ``422 Invalid`` with its causes, ``409 AlreadyExists``,
-``404 NotFound``. One YAML text may hold many documents (``---``) and ``List`` objects;
+request to the same ASGI application kubectl talks to, entering below authentication as
+the page's user: :class:`Caller`), so the page gets exactly the ``Status`` kubectl would
+get: ``403 Forbidden`` for what the user may not do (RBAC and its escalation check
+included), ``422 Invalid`` with its causes, ``409 AlreadyExists``, ``404 NotFound``. One YAML text may hold many documents (``---``) and ``List`` objects;
 each is created on its own and reported on its own, as ``kubectl create -f`` does.
 
 A new KubeSchedulerConfiguration is loaded and validated exactly as ``--config`` is
@@ -26,6 +27,7 @@ import yaml
 from starlette.types import ASGIApp, Message
 
 from kubesched.api.errors import KubeschedError
+from kubesched.server.apiserver.authn.authenticator import USER_KEY, UserInfo
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.server.apiserver.registry.resources import Resource
 from kubesched.config import ConfigError, SchedulerConfig, load_config
@@ -104,12 +106,21 @@ class _Response:
         return self.body.decode("utf-8", "replace")
 
 
-async def _call(app: ASGIApp, method: str, path: str, body: Any = None) -> _Response:
-    """One request to the API server's own ASGI application, in this process."""
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Where in-process requests enter (the API server's chain below authentication:
+    authorization, then the handlers) and as whom."""
+
+    app: ASGIApp
+    user: UserInfo
+
+
+async def _call(caller: Caller, method: str, path: str, body: Any = None) -> _Response:
+    """One request to the API server's own ASGI application, in this process, as the caller's user."""
     content = b"" if body is None else json.dumps(body).encode()
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
              "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-             "client": ("127.0.0.1", 0), "server": ("127.0.0.1", 0),
+             "client": ("127.0.0.1", 0), "server": ("127.0.0.1", 0), USER_KEY: caller.user,
              "headers": [(b"content-type", b"application/json"), (b"accept", b"application/json"),
                          (b"user-agent", b"kubesched-ui"),  # the managedFields manager
                          (b"content-length", str(len(content)).encode())]}
@@ -130,7 +141,7 @@ async def _call(app: ASGIApp, method: str, path: str, body: Any = None) -> _Resp
         elif message["type"] == "http.response.body":
             chunks.append(bytes(message.get("body", b"")))
 
-    await app(scope, receive, send)
+    await caller.app(scope, receive, send)
     out.body = b"".join(chunks)
     return out
 
@@ -157,7 +168,7 @@ def _ref(r: Resource, obj: dict[str, Any]) -> str:
     return f"{r.kind.lower()}/{ns}/{name}" if r.namespaced else f"{r.kind.lower()}/{name}"
 
 
-async def create(app: ASGIApp, registry: Registry, text: str) -> list[Outcome]:
+async def create(caller: Caller, registry: Registry, text: str) -> list[Outcome]:
     results = []
     for obj in documents(text):
         try:
@@ -165,7 +176,7 @@ async def create(app: ASGIApp, registry: Registry, text: str) -> list[Outcome]:
         except ActionError as exc:
             results.append(Outcome(f"{obj.get('kind', '?')}", False, 400, str(exc)))
             continue
-        resp = await _call(app, "POST", path_of(r, _meta(obj).get("namespace")), obj)
+        resp = await _call(caller, "POST", path_of(r, _meta(obj).get("namespace")), obj)
         ref = _ref(r, obj)
         if resp.status_code in (200, 201, 202):
             made = resp.json().get("metadata", {})
@@ -176,7 +187,7 @@ async def create(app: ASGIApp, registry: Registry, text: str) -> list[Outcome]:
     return results
 
 
-async def delete_all(app: ASGIApp, registry: Registry, text: str) -> list[Outcome]:
+async def delete_all(caller: Caller, registry: Registry, text: str) -> list[Outcome]:
     """Delete the objects a YAML text names (``kubectl delete -f``), each on its own."""
     results = []
     for obj in documents(text):
@@ -186,17 +197,17 @@ async def delete_all(app: ASGIApp, registry: Registry, text: str) -> list[Outcom
             results.append(Outcome(str(obj.get("kind", "?")), False, 400, "metadata.name is required to delete"))
             continue
         try:
-            results.append(await delete(app, registry, str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""),
+            results.append(await delete(caller, registry, str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""),
                                         str(meta.get("namespace") or "default"), name))
         except ActionError as exc:
             results.append(Outcome(str(obj.get("kind", "?")), False, 400, str(exc)))
     return results
 
 
-async def delete(app: ASGIApp, registry: Registry, api_version: str, kind: str, namespace: str,
+async def delete(caller: Caller, registry: Registry, api_version: str, kind: str, namespace: str,
                  name: str) -> Outcome:
     r = resource_for(registry, {"apiVersion": api_version, "kind": kind})
-    resp = await _call(app, "DELETE", path_of(r, namespace, name))
+    resp = await _call(caller, "DELETE", path_of(r, namespace, name))
     ref = f"{kind.lower()}/{namespace}/{name}" if r.namespaced else f"{kind.lower()}/{name}"
     if resp.status_code in (200, 202):
         return Outcome(ref, True, resp.status_code, "deleted")

@@ -21,8 +21,22 @@
 ``/debug/explain/<ns>/<pod>`` (the API server's own route in ``serve``, the endpoints' in ``run``)
     the pod's explain document (README "Explain JSON"), which the pod page renders.
 
-Errors are JSON ``{"error": message}`` with 400 (bad query or input), 404, 503 (no
-scheduler) or 500 (a bug of ours, logged), never a traceback.
+Errors are JSON ``{"error": message}`` with 400 (bad query or input), 403 (not allowed),
+404, 415 (a write without its content type), 503 (no scheduler) or 500 (a bug of ours,
+logged), never a traceback.
+
+**Who may see and do what.** In ``serve`` these routes are behind authentication, and each
+asks the authorizer what the equivalent API request would need, as the calling user
+(:mod:`kubesched.server.apiserver.authz.access`): the node list ``list nodes``, a node
+``get nodes/<name>``, a pod ``get pods/<name>`` in its namespace; the pod lists, the queue
+and a node's pods show only the namespaces where the user may ``list pods``, the events
+those where they may ``list events``; creations and deletions are requests to the API
+server's own handlers made as that user (:mod:`.actions`). The page, its files, ``mode``
+and the change events need authentication only (they show no object);
+``/ui/api/config`` is authorized by its path, as kube-scheduler's ``/configz`` is. The
+writes also need a content type no web page can send without asking the server first
+(``application/yaml`` or ``application/json``; see
+:mod:`kubesched.server.apiserver.http.browser`).
 """
 
 from __future__ import annotations
@@ -41,9 +55,13 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
+from kubesched.server.apiserver.authn.authenticator import ANONYMOUS_USER, USER_KEY
+from kubesched.server.apiserver.authz.access import ACCESS_KEY, ALLOW_ALL, Access
+from kubesched.server.apiserver.authz.requestinfo import query_of
+from kubesched.server.apiserver.errors import ApiError
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.ui import actions
-from kubesched.ui.views import BadRequest, NoScheduler, Page, Views
+from kubesched.ui.views import BadRequest, NoScheduler, Page, Views, Visible
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +70,19 @@ EVENTS_SHOWN = 200
 STATIC = resources.files("kubesched.ui") / "static"
 CONTENT_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html", ".svg": "image/svg+xml"}
 Handler = Callable[[Request], Awaitable[Response]]
+# the paths whose routes authorize each request themselves (the page and its files:
+# authentication only); every other /ui/ path is authorized by its path
+_OWN_PATHS = frozenset({"/", "/ui/api/mode", "/ui/watch/changes", "/ui/api/nodes", "/ui/api/pods",
+                        "/ui/api/pending", "/ui/api/queue", "/ui/api/events", "/ui/api/apply",
+                        "/ui/api/delete-yaml", "/ui/api/delete"})
+_OWN_PREFIXES = ("/ui/static/", "/ui/api/nodes/", "/ui/api/pods/")
+# what a browser may send to another origin without asking it first (CORS "simple" types)
+_SIMPLE_TYPES = frozenset({"", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data"})
+
+
+def authorizes_itself(path: str) -> bool:
+    """Whether the route of ``path`` authorizes its requests itself (see the module's docstring)."""
+    return path in _OWN_PATHS or path.startswith(_OWN_PREFIXES)
 
 
 @dataclass(slots=True)
@@ -69,6 +100,23 @@ class UiContext:
     def read_only(self) -> bool:
         return not self.writable
 
+    def access(self, request: Request) -> Access:
+        """What the request's user may do. ``serve``'s authorizer always says; the read-only
+        UI of ``run`` is guarded by its endpoints' own authorization."""
+        access: Access | None = request.scope.get(ACCESS_KEY)
+        if access is not None:
+            return access
+        if self.writable:
+            raise ApiError(403, "Forbidden", "forbidden: the request was not authorized")
+        return ALLOW_ALL
+
+
+def _pods_visible(access: Access) -> Visible | None:
+    """Namespaces whose pods the user may list (None: all of them)."""
+    if access.allows_all:
+        return None
+    return lambda ns: access.allowed("list", "pods", namespace=ns)
+
 
 def _error(message: str, code: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=code)
@@ -83,6 +131,8 @@ def _guarded(fn: Callable[[Request], Any]) -> Handler:
             return _error(str(exc), 400)
         except NoScheduler as exc:
             return _error(str(exc), 503)
+        except ApiError as exc:  # refused by the authorizer
+            return _error(exc.message, exc.code)
         except Exception:  # noqa: BLE001 - a bug of ours: logged, answered as JSON, the server goes on
             log.exception("web UI: %s", request.url.path)
             return _error(f"{request.url.path}: internal error (see the server's log)", 500)
@@ -110,7 +160,26 @@ def routes(ctx: UiContext, fallback: Handler | None = None) -> list[BaseRoute]:
         return await _changes(ctx, request)
 
     def page(request: Request) -> Page:
-        return Page.parse(request.query_params)
+        return Page.parse(query_of(request.scope))
+
+    def pods(request: Request, pending: bool = False) -> Any:
+        visible = _pods_visible(ctx.access(request))
+        return v.pods(page(request), pending=pending, node=query_of(request.scope).get("node", "") if not pending
+                      else "", visible=visible)
+
+    def nodes(request: Request) -> Any:
+        ctx.access(request).require("list", "nodes")
+        return v.nodes(page(request))
+
+    def node(request: Request) -> Any:
+        access, name = ctx.access(request), request.path_params["name"]
+        access.require("get", "nodes", name=name)
+        return v.node(name, _pods_visible(access))
+
+    def pod(request: Request) -> Any:
+        ns, name = request.path_params["namespace"], request.path_params["name"]
+        ctx.access(request).require("get", "pods", namespace=ns, name=name)
+        return v.pod(ns, name)
 
     def mode(request: Request) -> dict[str, Any]:
         live = ctx.views._live()
@@ -121,13 +190,12 @@ def routes(ctx: UiContext, fallback: Handler | None = None) -> list[BaseRoute]:
         Route("/", index, methods=["GET", "HEAD"]),
         Route("/ui/static/{name}", static, methods=["GET", "HEAD"]),
         Route("/ui/api/mode", _guarded(mode)),
-        Route("/ui/api/nodes", _guarded(lambda r: v.nodes(page(r)))),
-        Route("/ui/api/nodes/{name}", _guarded(lambda r: v.node(r.path_params["name"]))),
-        Route("/ui/api/pods", _guarded(lambda r: v.pods(page(r), node=r.query_params.get("node", "")))),
-        Route("/ui/api/pending", _guarded(lambda r: v.pods(page(r), pending=True))),
-        Route("/ui/api/pods/{namespace}/{name}",
-              _guarded(lambda r: v.pod(r.path_params["namespace"], r.path_params["name"]))),
-        Route("/ui/api/queue", _guarded(lambda r: v.queue())),
+        Route("/ui/api/nodes", _guarded(nodes)),
+        Route("/ui/api/nodes/{name}", _guarded(node)),
+        Route("/ui/api/pods", _guarded(pods)),
+        Route("/ui/api/pending", _guarded(lambda r: pods(r, pending=True))),
+        Route("/ui/api/pods/{namespace}/{name}", _guarded(pod)),
+        Route("/ui/api/queue", _guarded(lambda r: v.queue(_pods_visible(ctx.access(r))))),
         Route("/ui/api/events", _guarded(lambda r: _events(ctx, r))),
         Route("/ui/api/config", _guarded(lambda r: ctx.config.current() if ctx.config else None)),
         Route("/ui/watch/changes", changes),
@@ -148,10 +216,17 @@ def _events(ctx: UiContext, request: Request) -> dict[str, Any]:
     """The newest events (in ``serve``, from the store; ``run`` has none to show)."""
     if ctx.registry is None:
         return {"items": [], "total": 0, "note": "events are shown by serve only"}
-    page = Page.parse(request.query_params, EVENTS_SHOWN)
-    items = ctx.registry.list("events", request.query_params.get("namespace") or None)["items"]
+    query = query_of(request.scope)
+    page = Page.parse(query, EVENTS_SHOWN)
+    namespace = query.get("namespace") or ""
+    access = ctx.access(request)
+    if namespace:
+        access.require("list", "events", namespace=namespace)
+    items = ctx.registry.list("events", namespace or None)["items"]
     rows = []
     for e in items:
+        if not namespace and not access.allowed("list", "events", namespace=_namespace_of(e)):
+            continue
         obj = e.get("involvedObject") or {}
         ref = f"{(obj.get('kind') or '').lower()}/{obj.get('namespace', '')}/{obj.get('name', '')}".replace("//", "/")
         row = {"time": e.get("lastTimestamp") or e.get("eventTime") or (e.get("metadata") or {}).get(
@@ -165,15 +240,38 @@ def _events(ctx: UiContext, request: Request) -> dict[str, Any]:
     return {"items": list(page.cut(rows)), "total": len(rows)}
 
 
+def _namespace_of(obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata")
+    return str(meta.get("namespace") or "") if isinstance(meta, dict) else ""
+
+
+def _caller(request: Request) -> actions.Caller | None:
+    """In-process API requests as the request's user (None while the server starts)."""
+    chain = getattr(request.app.state.kubesched, "as_user", None)
+    return None if chain is None else actions.Caller(chain, request.scope.get(USER_KEY) or ANONYMOUS_USER)
+
+
+def _not_from_a_page(fn: Handler) -> Handler:
+    """Refuse a write whose content type a page on another site could send without asking
+    (415, the body unread)."""
+    async def handler(request: Request) -> Response:
+        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media in _SIMPLE_TYPES:
+            return _error(f"{request.method} {request.url.path}: the body needs Content-Type application/yaml or "
+                          f"application/json, not {media or 'none'}", 415)
+        return await fn(request)
+    return handler
+
+
 def _write_routes(ctx: UiContext) -> list[BaseRoute]:
     async def apply(request: Request) -> Response:
-        registry = ctx.registry
-        if registry is None:
+        registry, caller = ctx.registry, _caller(request)
+        if registry is None or caller is None:
             return _error("the server is starting", 503)
         text = (await request.body()).decode("utf-8", "replace")
         act = actions.delete_all if request.url.path.endswith("/delete-yaml") else actions.create
         try:
-            results = await act(request.app, registry, text)
+            results = await act(caller, registry, text)
         except actions.ActionError as exc:
             return _error(str(exc), 400)
         return JSONResponse({"results": [r.to_json() for r in results],
@@ -187,11 +285,11 @@ def _write_routes(ctx: UiContext) -> list[BaseRoute]:
             return _error("request body: JSON with apiVersion, kind, namespace and name expected", 400)
         if not args[1] or not args[3]:
             return _error("request body: kind and name are required", 400)
-        registry = ctx.registry
-        if registry is None:
+        registry, caller = ctx.registry, _caller(request)
+        if registry is None or caller is None:
             return _error("the server is starting", 503)
         try:
-            result = await actions.delete(request.app, registry, args[0] or "v1", *args[1:])
+            result = await actions.delete(caller, registry, args[0] or "v1", *args[1:])
         except actions.ActionError as exc:
             return _error(str(exc), 400)
         return JSONResponse(result.to_json(), status_code=200 if result.ok else result.code)
@@ -207,10 +305,10 @@ def _write_routes(ctx: UiContext) -> list[BaseRoute]:
             return JSONResponse({"error": str(exc), "kept": holder.current()}, status_code=422)
         return JSONResponse(holder.current())
 
-    return [Route("/ui/api/apply", apply, methods=["POST"]),
-            Route("/ui/api/delete-yaml", apply, methods=["POST"]),
-            Route("/ui/api/delete", delete, methods=["POST"]),
-            Route("/ui/api/config", config, methods=["PUT"])]
+    return [Route("/ui/api/apply", _not_from_a_page(apply), methods=["POST"]),
+            Route("/ui/api/delete-yaml", _not_from_a_page(apply), methods=["POST"]),
+            Route("/ui/api/delete", _not_from_a_page(delete), methods=["POST"]),
+            Route("/ui/api/config", _not_from_a_page(config), methods=["PUT"])]
 
 
 def _fingerprint(ctx: UiContext) -> str:

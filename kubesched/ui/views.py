@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from kubesched.api.objects import Node, Pod
 from kubesched.live.scheduler import LiveScheduler
 
+Visible = Callable[[str], bool]  # may the caller see the pods of this namespace?
 MAX_LIMIT = 500
 QUEUE_MEMBERS = 200  # pods listed per queue (the counts are always whole)
 T = TypeVar("T")
@@ -120,7 +121,8 @@ class Views:
         return {"total": len(nodes), "offset": page.offset, "all": len(live.nodes),
                 "items": [_node_row(n, *usage[n.name]) for n in shown]}
 
-    def node(self, name: str) -> dict[str, Any] | None:
+    def node(self, name: str, visible: Visible | None = None) -> dict[str, Any] | None:
+        """One node and its pods (those of namespaces ``visible`` accepts)."""
         live = self.live()
         node = live.nodes.get(name)
         if node is None:
@@ -129,21 +131,27 @@ class Views:
             requested, pods = _usage(live, name)
             on_node = list(live.cache.nodes[name].pods) if name in live.cache.nodes else []
         row = _node_row(node, requested, pods)
-        row["pods"] = [pod_row(p) for p in sorted(on_node, key=lambda p: p.key)]
+        row["pods"] = [pod_row(p) for p in sorted(on_node, key=lambda p: p.key)
+                       if visible is None or visible(p.namespace)]
         row["labels"] = dict(node.labels)
         return row
 
     # -- pods --------------------------------------------------------------------------------
-    def pods(self, page: Page, *, pending: bool = False, node: str = "") -> dict[str, Any]:
+    def pods(self, page: Page, *, pending: bool = False, node: str = "",
+             visible: Visible | None = None) -> dict[str, Any]:
+        """A page of pods (of the namespaces ``visible`` accepts; ``all`` counts those too)."""
         live = self.live()
+        shown = list(live.pods.values()) if visible is None else [p for p in live.pods.values()
+                                                                  if visible(p.namespace)]
+
         def keep(p: Pod) -> bool:
             if pending and p.node_name:
                 return False
             if node and p.node_name != node:
                 return False
             return _matches(page.q, p.namespace + "/" + p.name, p.node_name)
-        pods = sorted(filter(keep, live.pods.values()), key=lambda p: (p.namespace, p.name))
-        return {"total": len(pods), "offset": page.offset, "all": len(live.pods),
+        pods = sorted(filter(keep, shown), key=lambda p: (p.namespace, p.name))
+        return {"total": len(pods), "offset": page.offset, "all": len(shown),
                 "items": [pod_row(p) for p in page.cut(pods)]}
 
     def pod(self, namespace: str, name: str) -> dict[str, Any] | None:
@@ -160,13 +168,17 @@ class Views:
         return row
 
     # -- the scheduling queue ----------------------------------------------------------------
-    def queue(self) -> dict[str, Any]:
+    def queue(self, visible: Visible | None = None) -> dict[str, Any]:
+        """The scheduling queue's pods (of the namespaces ``visible`` accepts) and counts."""
         live = self.live()
         q = live.queue
         with live.sched.lock:
             buckets = {"active": list(q.active_q.infos()), "backoff": list(q.backoff_q.infos()),
                        "unschedulable": list(q.unschedulable.values()), "gated": list(q.gated.values())}
             in_flight = len(q.in_flight_uids())
+        if visible is not None:
+            buckets = {name: [i for i in infos if visible(i.pod.namespace)] for name, infos in buckets.items()}
+        with live.sched.lock:
             rows = {name: [_queued(i, name) for i in sorted(infos, key=lambda i: i.pod.key)[:QUEUE_MEMBERS]]
                     for name, infos in buckets.items()}
         return {"counts": {name: len(infos) for name, infos in buckets.items()}, "inFlight": in_flight,

@@ -1,8 +1,9 @@
 """The ASGI application: routes, middleware and the state handlers share.
 
 Layers, outermost first: request metrics (every response is counted, 401s included),
-authentication (tokens, client certificates; :mod:`.auth`), authorization (RBAC and the
-self reviews; :mod:`.authz`), then Starlette routing to the REST endpoints
+what a browser page may not do (:mod:`.http.browser`), authentication (tokens, client
+certificates; :mod:`.auth`), authorization (RBAC and the self reviews; :mod:`.authz`),
+then Starlette routing to the REST endpoints
 (:mod:`.handlers`), discovery, ``/version``, health checks and ``/metrics``. The OpenAPI
 documents are minimal (:mod:`.openapi`): enough for kubectl's server-side validation
 check, and an empty ``/openapi/v2`` for older kubectl.
@@ -27,9 +28,11 @@ from kubesched.server.apiserver import errors as E
 from kubesched.server.apiserver.http import discovery
 from kubesched.server.apiserver.http import health
 from kubesched.server.apiserver.http import openapi
+from kubesched.server.apiserver.http.browser import AllowedHosts, BrowserGuard
 from kubesched.server.apiserver.authn.authenticator import Authenticator, Authn
 from kubesched.server.apiserver.authz.middleware import ALWAYS_ALLOW, RBAC, Authorizer
 from kubesched.server.apiserver.authz.policy import PolicyCache
+from kubesched.server.apiserver.authz.requestinfo import query_of
 from kubesched.server.apiserver.http.fastrequest import ApiRequest
 from kubesched.server.apiserver.http.handlers import api_endpoint, json_response, status_response
 from kubesched.server.apiserver.http.limits import (
@@ -56,6 +59,9 @@ class ApiConfig:
     authn: Authn = field(default_factory=Authn)
     authorization_mode: str = ALWAYS_ALLOW  # or RBAC (:mod:`.authz`)
     extra_routes: list[BaseRoute] = field(default_factory=list)  # served before the 404 (the web UI's)
+    # paths whose routes authorize each request themselves (the web UI's, :mod:`.authz.access`)
+    self_authorized: Callable[[str], bool] | None = None
+    listen_host: str = "127.0.0.1"  # the address bound: which Host headers name it (:mod:`.http.browser`)
 
 
 @dataclass(slots=True)
@@ -67,6 +73,9 @@ class ApiServerState:
     ready: threading.Event = field(default_factory=threading.Event)
     issuer: TokenIssuer = field(default_factory=TokenIssuer)
     watch_waker: object = None  # watchhttp's batched wake-ups, made on the serving loop
+    # the chain below authentication (authorization, then the routes): requests made in this
+    # process on a user's behalf (the web UI's writes) enter here with the user in the scope
+    as_user: ASGIApp | None = None
     policy: PolicyCache | None = None  # under RBAC: the policy escalation checks read
     # /debug/explain/<ns>/<pod>, set by the scheduler inside (``kubesched serve``): the pod's
     # explain document (None: never attempted) and, for ``?output=text``, the same as a table
@@ -117,7 +126,7 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
 
     async def explain(request: Request) -> Response:
         ns, name = request.path_params["namespace"], request.path_params["name"]
-        text = request.query_params.get("output") == "text"
+        text = query_of(request.scope).get("output") == "text"
         if state.explain is None:
             msg = "no scheduler runs in this server (--no-scheduler): nothing to explain"
             return PlainTextResponse(msg + "\n", 404) if text else JSONResponse({"error": msg}, 404)
@@ -169,10 +178,13 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
     # as kube-apiserver's handler chain: authentication, then the in-flight limits, then authorization
     cache = PolicyCache(registry) if config.authorization_mode == RBAC else None
     state.policy = cache
-    authorized = Authorizer(ApiFastPath(app), config.authorization_mode, cache)
+    authorized = Authorizer(ApiFastPath(app), config.authorization_mode, cache, config.self_authorized)
+    state.as_user = authorized
     limited = RequestLimits(authorized, max_readonly=config.max_readonly, max_mutating=config.max_mutating,
                             max_watches=config.max_watches)
-    return RequestMetrics(Authenticator(limited, config.authn, state.issuer.identity), state.metrics), state
+    guarded = BrowserGuard(Authenticator(limited, config.authn, state.issuer.identity),
+                           AllowedHosts(config.listen_host), check_host=not config.authn.enabled)
+    return RequestMetrics(guarded, state.metrics), state
 
 
 class ApiFastPath:

@@ -88,6 +88,7 @@ class ServeOptions:
     header_timeout: float = READ_HEADER_TIMEOUT  # seconds a client has to send a request head
     authorization_mode: str = ALWAYS_ALLOW  # or RBAC: the bootstrap roles are created at start
     extra_routes: list[BaseRoute] = field(default_factory=list)  # more endpoints (the web UI)
+    self_authorized: Callable[[str], bool] | None = None  # their paths that authorize themselves
 
     @property
     def uses_tls(self) -> bool:
@@ -150,7 +151,7 @@ class ApiServer:
             authn=Authn(tokens=tokens, client_certs=self.tls is not None),
             max_readonly=opts.max_requests_inflight, max_mutating=opts.max_mutating_requests_inflight,
             max_watches=opts.max_watches, authorization_mode=opts.authorization_mode,
-            extra_routes=opts.extra_routes))
+            extra_routes=opts.extra_routes, self_authorized=opts.self_authorized, listen_host=opts.host))
         connections = (opts.max_requests_inflight + opts.max_mutating_requests_inflight + opts.max_watches
                        + IDLE_CONNECTIONS)
         protocol = with_header_timeout(opts.header_timeout)

@@ -132,6 +132,7 @@ async function podPage(ns, name) {
         mode.readOnly ? "" : h("p", {}, h("button", {class: "danger", "data-testid": "delete-pod", onclick: async () => {
           if (!confirm(`Delete pod ${ns}/${name}?`)) return;
           const r = await api("/ui/api/delete", {method: "POST", allowError: true,
+            headers: {"Content-Type": "application/json"},
             body: JSON.stringify({apiVersion: "v1", kind: "Pod", namespace: ns, name})});
           if (r.ok) go("#/pods"); else alert(r.message || r.error);
         }}, "Delete pod"))));
@@ -224,7 +225,8 @@ async function configPage() {
   const profiles = h("span", {"data-testid": "profiles"}, (cfg.profiles || []).join(", "));
   const apply = async () => {
     msg.replaceChildren(h("span", {class: "muted"}, "validating…"));
-    const r = await api("/ui/api/config", {method: "PUT", body: text.value, allowError: true});
+    const r = await api("/ui/api/config", {method: "PUT", body: text.value, allowError: true,
+                                           headers: {"Content-Type": "application/yaml"}});
     if (r._status === 200) {
       profiles.textContent = r.profiles.join(", ");
       showEffective(r.effective);

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from kubesched.server.apiserver.authn.authenticator import UserInfo
-from kubesched.server.apiserver.authz.middleware import access_review, forbidden, rules_review
+from kubesched.server.apiserver.authz.access import forbidden
+from kubesched.server.apiserver.authz.middleware import access_review, rules_review
 from kubesched.server.apiserver.authz.rbac import Attributes, Policy, Rule, rule_allows
 from kubesched.server.apiserver.authz.requestinfo import request_attributes
 from kubesched.server.apiserver.strategies.rbac import RBAC_STRATEGIES
@@ -141,6 +142,19 @@ def test_malformed_stored_rules_grant_nothing() -> None:
     # a list by metadata.name carries the name (so resourceNames rules apply)
     ("GET", "/api/v1/namespaces/ns/pods", "fieldSelector=metadata.name%3Dp1",
      ("list", "ns", "", "pods", "p1", "")),
+    # a parameter given twice is its first value (Go's url.Values.Get), blank values kept
+    ("GET", "/api/v1/namespaces/ns/secrets", "fieldSelector=metadata.name%3Ds1&fieldSelector=",
+     ("list", "ns", "", "secrets", "s1", "")),
+    ("GET", "/api/v1/namespaces/ns/secrets", "fieldSelector=&fieldSelector=metadata.name%3Ds1",
+     ("list", "ns", "", "secrets", "", "")),
+    ("GET", "/api/v1/namespaces/ns/secrets", "fieldSelector=metadata.name%21%3Ds1", ("list", "ns", "", "secrets", "", "")),
+    ("GET", "/api/v1/namespaces/ns/secrets", "fieldSelector=metadata.name%3D..", ("list", "ns", "", "secrets", "", "")),
+    # watch: anything but 0 or false (apimachinery's Convert_Slice_string_To_bool), the first value
+    ("GET", "/api/v1/namespaces/ns/pods", "watch=false&watch=1", ("list", "ns", "", "pods", "", "")),
+    ("GET", "/api/v1/namespaces/ns/pods", "watch=1&watch=false", ("watch", "ns", "", "pods", "", "")),
+    ("GET", "/api/v1/namespaces/ns/pods", "watch=", ("watch", "ns", "", "pods", "", "")),
+    ("GET", "/api/v1/namespaces/ns/pods", "watch=FALSE", ("list", "ns", "", "pods", "", "")),
+    ("GET", "/api/v1/namespaces/ns/pods", "watch=0", ("list", "ns", "", "pods", "", "")),
 ])
 def test_request_attributes(method: str, path: str, query: str, expect: tuple[str, ...]) -> None:
     a = request_attributes("u", (), method, path, query)

@@ -105,9 +105,9 @@ class Server:
                 if self.proc.poll() is not None:
                     raise RuntimeError(f"kubesched serve exited with {self.proc.returncode}: {self.output}")
                 continue
-            if "listening on " in line:
-                self.url = line.split("listening on ", 1)[1].split()[0]
             if line.startswith("export KUBECONFIG="):
+                # the URL clients use (for a wildcard --host the banner names the bound address)
+                self.url = yaml.safe_load(self.kubeconfig.read_text())["clusters"][0]["cluster"]["server"]
                 return self
         raise TimeoutError(f"kubesched serve did not start: {self.output}")
 

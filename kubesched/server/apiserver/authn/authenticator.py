@@ -16,8 +16,8 @@ certificate first:
   required here); blank lines and lines starting with ``#`` are ignored.
 
 Authenticated users also get the group ``system:authenticated``. Authentication is on
-when the server has a token file or TLS; then ``/healthz``, ``/livez`` and ``/readyz``
-stay open (upstream grants them to anonymous users through ``system:public-info-viewer``)
+when the server has a token file or TLS; then ``/healthz``, ``/livez``, ``/readyz`` and
+``/version`` stay open (upstream grants them to anonymous users through ``system:public-info-viewer``)
 and every other request, ``/metrics`` included, without valid credentials gets 401 and
 a ``Status``. Without either, every request is anonymous (``system:anonymous``) and
 accepted: the server then listens on the loopback interface only, by default.
@@ -43,6 +43,7 @@ from kubesched.server.store import dumps
 
 PUBLIC_PATHS = ("/healthz", "/livez", "/readyz")
 _PUBLIC_PREFIXES = tuple(p + "/" for p in PUBLIC_PATHS)
+_PUBLIC_EXACT = (*PUBLIC_PATHS, "/version")  # and "/version/"
 PEER_KEY = "kubesched.peer"  # in scope["state"]: the verified client certificate's UserInfo
 USER_KEY = "kubesched.user"  # in scope: who the request is, once authenticated
 SELF_SUBJECT_REVIEW = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
@@ -175,7 +176,7 @@ class Authenticator:
             await self.app(scope, receive, send)
             return
         user = self._user(scope) if self.authn.enabled else ANONYMOUS_USER
-        if user is None and not (scope["path"].rstrip("/") in PUBLIC_PATHS
+        if user is None and not (scope["path"].rstrip("/") in _PUBLIC_EXACT
                                  or scope["path"].startswith(_PUBLIC_PREFIXES)):
             await _respond(send, 401, dumps(unauthorized().status()).encode(),
                            [(b"www-authenticate", b'Bearer realm="kubesched"')])

@@ -5,7 +5,11 @@ Every request (the health checks too, as upstream: ``system:public-info-viewer``
 them) is turned into :class:`~.rbac.Attributes` and judged by the RBAC policy; a refusal
 is upstream's 403 ``Status`` (``responsewriters.Forbidden``):
 ``pods is forbidden: User "x" cannot list resource "pods" in API group "" in the
-namespace "default"``, or ``forbidden: User "x" cannot get path "/metrics"``.
+namespace "default"``, or ``forbidden: User "x" cannot get path "/metrics"``. The request is
+read from its one parse (:mod:`.requestinfo`), the one its handler serves. A pod's explain
+document (``/debug/explain/<ns>/<pod>``) needs what reading the pod needs; the web UI's
+routes, which answer from many objects, authorize themselves through the
+:class:`~.access.Access` put in every request's scope.
 
 ``SelfSubjectAccessReview`` (``kubectl auth can-i VERB RESOURCE``) and
 ``SelfSubjectRulesReview`` (``auth can-i --list``) of ``authorization.k8s.io/v1`` are
@@ -17,6 +21,7 @@ answered here (creating them needs ``system:basic-user``'s rule, as upstream). W
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -27,7 +32,8 @@ from kubesched.server.apiserver.protobuf import decode as protobuf
 from kubesched.server.apiserver.authn.authenticator import ANONYMOUS_USER, USER_KEY, UserInfo
 from kubesched.server.apiserver.authz.policy import PolicyCache
 from kubesched.server.apiserver.authz.rbac import Attributes, Policy, Rule
-from kubesched.server.apiserver.authz.requestinfo import request_attributes
+from kubesched.server.apiserver.authz.access import ACCESS_KEY, Access, forbidden
+from kubesched.server.apiserver.authz.requestinfo import RequestInfo, request_info
 from kubesched.server.store import dumps
 
 ALWAYS_ALLOW = "AlwaysAllow"
@@ -43,27 +49,17 @@ _ALLOW_ALL = Policy(cluster_roles={"all": (Rule(("*",), ("*",), ("*",)), Rule(("
                                                          {"kind": "Group", "name": "system:unauthenticated"}]}])
 
 
-def forbidden(attrs: Attributes, reason: str) -> E.ApiError:
-    """Upstream's 403 for a refused request."""
-    if not attrs.resource_request:
-        msg = f'User "{attrs.user}" cannot {attrs.verb} path "{attrs.path}"'
-    else:
-        resource = f"{attrs.resource}/{attrs.subresource}" if attrs.subresource else attrs.resource
-        where = (f'in the namespace "{attrs.namespace}"' if attrs.namespace else "at the cluster scope")
-        msg = (f'User "{attrs.user}" cannot {attrs.verb} resource "{resource}" '
-               f'in API group "{attrs.api_group}" {where}')
-    if reason:
-        msg += ": " + reason
-    if not attrs.resource_request or not attrs.resource:
-        return E.ApiError(403, "Forbidden", f"forbidden: {msg}", {})
-    return E.forbidden(attrs.resource, attrs.api_group, attrs.name, msg)
-
-
 class Authorizer:
-    def __init__(self, app: ASGIApp, mode: str, cache: PolicyCache | None) -> None:
+    """ASGI middleware: 403 unless the policy allows the request's :class:`RequestInfo`;
+    an :class:`~.access.Access` for the routes that authorize themselves (``self_authorized``
+    paths, the web UI's); the self reviews."""
+
+    def __init__(self, app: ASGIApp, mode: str, cache: PolicyCache | None,
+                 self_authorized: Callable[[str], bool] | None = None) -> None:
         self.app = app
         self.mode = mode
         self.cache = cache
+        self.self_authorized = self_authorized
 
     async def _policy(self) -> Policy:
         if self.cache is None:
@@ -78,9 +74,10 @@ class Authorizer:
             return
         user: UserInfo = scope.get(USER_KEY) or ANONYMOUS_USER
         path, method = scope["path"], scope["method"]
-        if self.mode == RBAC:
-            attrs = request_attributes(user.name, user.groups, method, path,
-                                       scope.get("query_string", b"").decode("latin-1"))
+        rbac = self.mode == RBAC and self.cache is not None
+        scope[ACCESS_KEY] = Access(user, self.cache.policy if rbac and self.cache is not None else None)
+        if rbac and not (self.self_authorized is not None and self.self_authorized(path)):
+            attrs = route_attributes(request_info(scope), user)
             try:
                 policy = await self._policy()
             except Exception:  # the store is closing (shutdown): refuse rather than fail with a 500
@@ -102,6 +99,16 @@ class Authorizer:
             await _respond(send, 201, review)
             return
         await self.app(scope, receive, send)
+
+
+def route_attributes(info: RequestInfo, user: UserInfo) -> Attributes:
+    """What a request needs: its RequestInfo's attributes, except for a pod's explain
+    document (``/debug/explain/<ns>/<name>``), which needs what reading the pod needs."""
+    parts = info.path.split("/")
+    if len(parts) == 5 and parts[1] == "debug" and parts[2] == "explain" and parts[3] and parts[4]:
+        return Attributes(user.name, user.groups, "get", True, namespace=parts[3], resource="pods",
+                          name=parts[4], path=info.path)
+    return info.attributes(user.name, user.groups)
 
 
 def _spec(body: Any, kind: str) -> dict[str, Any]:

@@ -9,12 +9,13 @@ every call; ``QueryParams`` parses the query string with ``urllib`` even when it
 and ``request.url`` builds a whole ``URL`` (host header parsing included) where only the
 path is read. Together that was ~10% of the API server's CPU in a burst of creates (issue 16).
 
-:class:`ApiRequest` answers the same questions with the same values:
+:class:`ApiRequest` answers the same questions:
 
 * a header is the *first* value sent under its (case-insensitive) name, as
   ``Headers.__getitem__`` finds it; ``getlist`` and the other methods are Starlette's own;
-* a query parameter is the *last* value of its name, as ``ImmutableMultiDict`` keeps it,
-  from the same ``parse_qsl(..., keep_blank_values=True)``; ``getlist`` is Starlette's;
+* the query parameters are the request's one parse (:func:`.authz.requestinfo.query_of`):
+  a parameter is the *first* value of its name, as Go's ``url.Values.Get`` and the
+  authorizer read it, so a handler never serves another value than the one authorized;
 * :func:`url_path` is ``request.url.path`` (the scope's path with ``?``, ``#`` and ``\\``
   escaped as ``URL`` escapes them) without building the URL.
 """
@@ -26,6 +27,8 @@ from typing import Any
 from starlette.datastructures import Headers, QueryParams
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
+
+from kubesched.server.apiserver.authz.requestinfo import query_of
 
 _MISSING: Any = object()
 
@@ -55,23 +58,8 @@ class DictHeaders(Headers):
         return isinstance(key, str) and self.get(key, _MISSING) is not _MISSING
 
 
-class DictQueryParams(QueryParams):
-    """Starlette ``QueryParams`` whose ``get`` is one dict lookup; an empty query string is
-    not parsed at all."""
-
-    def __init__(self, query_string: bytes) -> None:
-        if query_string:
-            super().__init__(query_string)
-        else:
-            self._dict = {}
-            self._list = []
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        return self._dict.get(key, default)
-
-
 class ApiRequest(Request):
-    """A ``Request`` with :class:`DictHeaders` and (when first read) :class:`DictQueryParams`."""
+    """A ``Request`` with :class:`DictHeaders` and the query parameters of the request's one parse."""
 
     def __init__(self, scope: Scope, receive: Receive, send: Send) -> None:
         super().__init__(scope, receive, send)
@@ -79,11 +67,7 @@ class ApiRequest(Request):
 
     @property
     def query_params(self) -> QueryParams:
-        try:
-            return self._query_params
-        except AttributeError:
-            self._query_params: QueryParams = DictQueryParams(self.scope["query_string"])
-            return self._query_params
+        return query_of(self.scope)
 
 
 def url_path(request: Request) -> str:

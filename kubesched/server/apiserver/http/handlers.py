@@ -40,6 +40,7 @@ from kubesched.server.apiserver.registry import subresources as sub
 from kubesched.server.apiserver.apply.request import MAX_MANAGER_LENGTH, check_patch_options, server_side_apply
 from kubesched.server.apiserver.authn.authenticator import ANONYMOUS_USER, USER_KEY
 from kubesched.server.apiserver.authz import escalation
+from kubesched.server.apiserver.authz.requestinfo import query_of, request_info
 from kubesched.server.apiserver.http.bodies import decode_body, read_body
 from kubesched.server.apiserver.http.fastrequest import url_path
 from kubesched.server.apiserver.registry.patch import APPLY
@@ -129,7 +130,7 @@ def _discovery_root(state: "ApiServerState", core: bool, accept: str) -> Respons
 
 def field_manager(request: Request) -> str | None:
     """The manager of a write: ``fieldManager``, else the User-Agent up to its first "/" (upstream)."""
-    manager = request.query_params.get("fieldManager") or \
+    manager = query_of(request.scope).get("fieldManager") or \
         request.headers.get("user-agent", "").split("/")[0][:MAX_MANAGER_LENGTH]
     check_patch_options(False, manager, False)
     return manager or None
@@ -171,9 +172,9 @@ def _verb(method: str, t: Target, watch: bool) -> str:
 
 
 async def handle(request: Request, state: "ApiServerState", t: Target) -> Response:
-    q = request.query_params
+    q = query_of(request.scope)
     method = "GET" if request.method == "HEAD" else request.method
-    watch = method == "GET" and t.name is None and _flag(q.get("watch"))
+    watch = method == "GET" and t.name is None and request_info(request.scope).verb == "watch"
     labels = {"verb": _verb(method, t, watch), "group": t.resource.group, "version": t.resource.version,
               "resource": t.resource.plural, "subresource": t.subresource,
               "scope": "namespace" if t.namespace else ("resource" if t.name and not t.resource.namespaced
@@ -232,7 +233,7 @@ async def _write(request: Request, state: "ApiServerState", t: Target, body: Any
                  small: bool = False, owned: bool = False) -> Response:
     """The write; ``owned``: nothing else reads ``body`` afterwards, so a create may keep it
     instead of copying it."""
-    q = request.query_params
+    q = query_of(request.scope)
     method = request.method
     reg = state.registry
     res, ns, name, subr = t.resource, t.namespace, t.name, t.subresource
@@ -269,7 +270,7 @@ async def _write(request: Request, state: "ApiServerState", t: Target, body: Any
 
 
 async def _read(request: Request, state: "ApiServerState", t: Target, watch: bool) -> Response:
-    q, reg = request.query_params, state.registry
+    q, reg = query_of(request.scope), state.registry
     res, ns, name = t.resource, t.namespace, t.name
     if name is None:
         opts.check_list_options(q, watch)
@@ -291,7 +292,7 @@ async def _read(request: Request, state: "ApiServerState", t: Target, watch: boo
 
 
 async def _delete(request: Request, state: "ApiServerState", t: Target) -> Response:
-    q, reg = request.query_params, state.registry
+    q, reg = query_of(request.scope), state.registry
     raw = await read_body(request, state.config.max_body_bytes, state.config.body_timeout)
     body = await _decode(raw, request) if raw.strip() else None
     options = opts.delete_options(body, q)
@@ -328,7 +329,7 @@ def _maybe_table(request: Request, state: "ApiServerState", res: Resource, items
             return json_response(metaonly.convert(partial, plain, "items" in plain),
                                  media_type=metaonly.media_type(partial))
         return json_response(plain)
-    include = request.query_params.get("includeObject", "Metadata")
+    include = query_of(request.scope).get("includeObject", "Metadata")
     if include not in ("None", "Metadata", "Object"):
         raise E.bad_request(f"includeObject: unsupported value {include!r}")
     table = to_table(res, items, state.registry.clock(), list_meta=list_meta, include_object=include)

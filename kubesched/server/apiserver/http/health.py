@@ -19,6 +19,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
+from kubesched.server.apiserver.authz.requestinfo import query_of
+
 if TYPE_CHECKING:
     from kubesched.server.apiserver.app import ApiServerState
 
@@ -58,7 +60,7 @@ def endpoint(name: str, readiness: bool) -> Callable[[Request], Awaitable[Respon
             ok = await run_in_threadpool(found[0][1])
             return (PlainTextResponse("ok") if ok else
                     PlainTextResponse(f"internal server error: {sub} failed\n", status_code=500))
-        excluded = set(request.query_params.getlist("exclude"))
+        excluded = set(query_of(request.scope).getlist("exclude"))
         lines, failed = [], False
         for check_name, fn in all_checks:
             if check_name in excluded:
@@ -72,7 +74,7 @@ def endpoint(name: str, readiness: bool) -> Callable[[Request], Awaitable[Respon
         listing = "".join(line + "\n" for line in lines)
         if failed:
             return PlainTextResponse(f"{listing}{name} check failed\n", status_code=500)
-        if "verbose" in request.query_params:
+        if "verbose" in query_of(request.scope):
             return PlainTextResponse(f"{listing}{name} check passed\n")
         return PlainTextResponse("ok")
 

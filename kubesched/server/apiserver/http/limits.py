@@ -19,11 +19,11 @@ Counters are plain integers: the ASGI app runs on one event loop thread.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kubesched.server.apiserver import errors as E
+from kubesched.server.apiserver.authz.requestinfo import request_info
 from kubesched.server.store import dumps
 
 DEFAULT_MAX_READONLY = 400  # --max-requests-inflight
@@ -36,15 +36,13 @@ KIND_KEY = "kubesched.request_kind"
 
 
 def is_long_running(scope: Scope) -> bool:
-    """A watch (``?watch=true`` or a ``/watch/`` path), as apiserver's ``IsLongRunning``."""
+    """A watch (the verb of the request's one parse, :mod:`.authz.requestinfo`, as
+    apiserver's ``IsLongRunning`` reads it), or a non-resource ``/watch/`` path (the web
+    UI's change events)."""
     if scope.get("method") not in READONLY_METHODS:
         return False
-    qs: bytes = scope.get("query_string", b"")
-    if b"watch=" in qs:
-        for k, v in parse_qsl(qs.decode("latin-1")):
-            if k == "watch" and v.lower() in ("true", "1"):
-                return True
-    return "/watch/" in scope.get("path", "")
+    info = request_info(scope)
+    return info.verb == "watch" or (not info.resource_request and "/watch/" in info.path)
 
 
 def kind_of(scope: Scope) -> str:

@@ -34,6 +34,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from kubesched.server.apiserver import errors as E
+from kubesched.server.apiserver.authz.requestinfo import query_of
 from kubesched.server.apiserver.http.handlers import Target, _flag, _int, wants_table
 from kubesched.server.apiserver.http.negotiate import accepts_json, not_acceptable
 from kubesched.server.apiserver.protobuf.decode import MEDIA_TYPE
@@ -86,7 +87,7 @@ def _wants_protobuf(request: Request, t: Target) -> bool:
 
 
 async def watch_response(request: Request, state: "ApiServerState", t: Target) -> Response:
-    q = request.query_params
+    q = query_of(request.scope)
     proto = _wants_protobuf(request, t)
     sie = q.get("sendInitialEvents")
     initial = None if sie is None else _flag(sie)

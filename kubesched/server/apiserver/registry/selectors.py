@@ -117,7 +117,8 @@ def _split_escaped(s: str, sep: str) -> list[str]:
     return parts
 
 
-def parse_field_selector(s: str, resource: Resource) -> tuple[FieldTerm, ...]:
+def _field_terms(s: str) -> tuple[FieldTerm, ...]:
+    """The terms of a field selector, not yet checked against a resource's field labels."""
     terms: list[FieldTerm] = []
     if not s.strip():
         return ()
@@ -130,11 +131,28 @@ def parse_field_selector(s: str, resource: Resource) -> tuple[FieldTerm, ...]:
                 break
         else:
             raise bad_request(f"invalid selector: '{s}'; can't understand '{p}'")
-        if key not in resource.field_labels:
-            raise bad_request(f'"{key}" is not a known field selector: only "'
-                              + '", "'.join(resource.field_labels) + '"')
         terms.append(FieldTerm(key, op != "!=", value))
     return tuple(terms)
+
+
+def parse_field_selector(s: str, resource: Resource) -> tuple[FieldTerm, ...]:
+    terms = _field_terms(s)
+    for t in terms:
+        if t.field not in resource.field_labels:
+            raise bad_request(f'"{t.field}" is not a known field selector: only "'
+                              + '", "'.join(resource.field_labels) + '"')
+    return terms
+
+
+def exact_match(s: str, field: str) -> str | None:
+    """The value ``s`` requires ``field`` to equal (upstream ``Selector.RequiresExactMatch``:
+    the first ``field=value`` term), split as :func:`parse_field_selector` splits it; None
+    when it requires none or does not parse (the request then fails with a 400 anyway)."""
+    try:
+        terms = _field_terms(s)
+    except ApiError:
+        return None
+    return next((t.value for t in terms if t.field == field and t.equal), None)
 
 
 def field_value(obj: Mapping[str, Any], path: str) -> str:
@@ -178,5 +196,5 @@ def predicate(resource: Resource, label_selector: str = "", field_selector: str 
     return match
 
 
-__all__ = ["ApiError", "FieldTerm", "Predicate", "field_value", "parse_field_selector",
+__all__ = ["ApiError", "FieldTerm", "Predicate", "exact_match", "field_value", "parse_field_selector",
            "parse_label_selector", "predicate"]
