@@ -122,8 +122,11 @@ def test_the_pages_own_requests_and_other_clients_still_work(local: Server) -> N
     ("localhost:{port}", 200), ("127.0.0.1:{port}", 200), ("[::1]:{port}", 200), ("LOCALHOST:{port}", 200),
 ], ids=["rebinding", "rebinding-no-port", "rebinding-ip-name", "localhost", "ipv4", "ipv6", "case"])
 def test_a_host_that_is_not_the_listen_address_is_refused(local: Server, host: str, code: int) -> None:
-    for path in (CONFIGMAPS, "/ui/api/mode", "/version"):
-        status, body = _send(local, "GET", path, headers={"Host": host.format(port=local.port)})
+    for path in (CONFIGMAPS, "/ui/api/mode", "/"):
+        status, body = _send(local, "GET", path, headers={"Host": host.format(port=local.port),
+                                                          "Accept": "text/html"})
         assert status == code, (path, body)
         if code == 403:
             assert "does not name an address this server listens on" in body["message"]
+    # the public health and version paths answer probes whatever their Host
+    assert _send(local, "GET", "/readyz", headers={"Host": host.format(port=local.port)})[0] == 200

@@ -99,7 +99,7 @@ def test_writes_have_their_own_limit(spawn: Callable[..., Server]) -> None:
     body = json.dumps({"metadata": {"generateName": "second-"}}).encode()
     slow = socket.create_connection((host, port))
     try:
-        slow.sendall(b"POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\n"
+        slow.sendall(b"POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                      b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
 
         def second_write_refused() -> tuple[int, dict[str, str], Any] | None:

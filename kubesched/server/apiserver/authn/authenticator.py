@@ -82,6 +82,11 @@ class Authn:
         return bool(self.tokens) or self.client_certs
 
 
+def public_path(path: str) -> bool:
+    """Whether ``path`` answers anonymous clients (``system:public-info-viewer``'s paths)."""
+    return path.rstrip("/") in _PUBLIC_EXACT or path.startswith(_PUBLIC_PREFIXES)
+
+
 def _with_authenticated(groups: tuple[str, ...]) -> tuple[str, ...]:
     return groups if AUTHENTICATED in groups else (*groups, AUTHENTICATED)
 
@@ -176,8 +181,7 @@ class Authenticator:
             await self.app(scope, receive, send)
             return
         user = self._user(scope) if self.authn.enabled else ANONYMOUS_USER
-        if user is None and not (scope["path"].rstrip("/") in _PUBLIC_EXACT
-                                 or scope["path"].startswith(_PUBLIC_PREFIXES)):
+        if user is None and not public_path(scope["path"]):
             await _respond(send, 401, dumps(unauthorized().status()).encode(),
                            [(b"www-authenticate", b'Bearer realm="kubesched"')])
             return

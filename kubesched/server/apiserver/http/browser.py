@@ -11,7 +11,8 @@ it sees every request) refuses both with a 403 ``Status``:
   of the address serve listens on is refused: ``localhost``, ``127.0.0.1`` and ``[::1]``
   for a loopback address, the address itself for another one, and for a wildcard address
   (``0.0.0.0``, ``::``) any IP literal, ``localhost`` and this machine's own name. The
-  port is not compared (a tunnel or a proxy may change it); rebinding needs a name.
+  port is not compared (a tunnel or a proxy may change it); rebinding needs a name. The
+  public health and version paths answer any ``Host`` (probes; they tell a page nothing).
   With authentication the page has no credentials to send, and TLS would not accept its
   name anyway.
 * **Cross-site request forgery**: a page on another origin cannot read serve's answers,
@@ -36,6 +37,7 @@ import socket
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kubesched.server.apiserver import errors as E
+from kubesched.server.apiserver.authn.authenticator import public_path
 from kubesched.server.store import dumps
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -131,7 +133,7 @@ class BrowserGuard:
                 origin = value.decode("latin-1")
             elif name == b"sec-fetch-site" and fetch_site is None:
                 fetch_site = value.decode("latin-1").strip().lower()
-        if self.check_host and host is not None and not self.hosts.allows(host):
+        if self.check_host and host is not None and not self.hosts.allows(host) and not public_path(scope["path"]):
             return (f'the Host header "{host}" does not name an address this server listens on '
                     "(a DNS rebinding page?); use localhost, the listen address or its IP address")
         if scope.get("method") in _SAFE_METHODS:
