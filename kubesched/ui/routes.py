@@ -163,9 +163,8 @@ def routes(ctx: UiContext, fallback: Handler | None = None) -> list[BaseRoute]:
         return Page.parse(query_of(request.scope))
 
     def pods(request: Request, pending: bool = False) -> Any:
-        visible = _pods_visible(ctx.access(request))
-        return v.pods(page(request), pending=pending, node=query_of(request.scope).get("node", "") if not pending
-                      else "", visible=visible)
+        node = "" if pending else query_of(request.scope).get("node", "")
+        return v.pods(page(request), pending=pending, node=node, visible=_pods_visible(ctx.access(request)))
 
     def nodes(request: Request) -> Any:
         ctx.access(request).require("list", "nodes")
