@@ -31,9 +31,10 @@ asks the authorizer what the equivalent API request would need, as the calling u
 ``get nodes/<name>``, a pod ``get pods/<name>`` in its namespace; the pod lists, the queue
 and a node's pods show only the namespaces where the user may ``list pods``, the events
 those where they may ``list events``; creations and deletions are requests to the API
-server's own handlers made as that user (:mod:`.actions`). The page, its files, ``mode``
-and the change events need authentication only (they show no object);
-``/ui/api/config`` is authorized by its path, as kube-scheduler's ``/configz`` is. The
+server's own handlers made as that user (:mod:`.actions`). The page and its files need
+authentication only (they are the package's, the same for everyone); ``mode``, the change
+events (the store's revision, cluster-wide counts) and ``config`` are authorized by their
+paths as non-resource URLs, as kube-scheduler's ``/configz`` is. The
 writes also need a content type no web page can send without asking the server first
 (``application/yaml`` or ``application/json``; see
 :mod:`kubesched.server.apiserver.http.browser`).
@@ -72,9 +73,8 @@ CONTENT_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/ht
 Handler = Callable[[Request], Awaitable[Response]]
 # the paths whose routes authorize each request themselves (the page and its files:
 # authentication only); every other /ui/ path is authorized by its path
-_OWN_PATHS = frozenset({"/", "/ui/api/mode", "/ui/watch/changes", "/ui/api/nodes", "/ui/api/pods",
-                        "/ui/api/pending", "/ui/api/queue", "/ui/api/events", "/ui/api/apply",
-                        "/ui/api/delete-yaml", "/ui/api/delete"})
+_OWN_PATHS = frozenset({"/", "/ui/api/nodes", "/ui/api/pods", "/ui/api/pending", "/ui/api/queue",
+                        "/ui/api/events", "/ui/api/apply", "/ui/api/delete-yaml", "/ui/api/delete"})
 _OWN_PREFIXES = ("/ui/static/", "/ui/api/nodes/", "/ui/api/pods/")
 # what a browser may send to another origin without asking it first (CORS "simple" types)
 _SIMPLE_TYPES = frozenset({"", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data"})
