@@ -4,7 +4,7 @@ RBAC`` (bearer tokens, the scheduler inside), what a user reads and writes throu
 read and write, even when an administrator has granted them every UI path.
 
 The user ``bob`` may get, list and watch pods, list events and create secrets in ``ns-a``,
-nothing in ``ns-b``. Expected texts are upstream's 403 messages
+nothing in ``ns-b``; ``carol`` may do nothing (no role, no UI path). Expected texts are upstream's 403 messages
 (``staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/errors.go``,
 ``forbiddenMessage``; the ``<resource> "<name>" is forbidden: `` prefix of
 ``apimachinery/pkg/api/errors.NewForbidden``).
@@ -22,7 +22,7 @@ from ui_harness import TINY, scheduling
 
 pytestmark = pytest.mark.slow
 
-TOKENS = 'admintok,admin,1,system:masters\nbobtok,bob,2\n'
+TOKENS = 'admintok,admin,1,system:masters\nbobtok,bob,2\ncaroltok,carol,3\n'
 RBAC = "rbac.authorization.k8s.io"
 BOB = [{"apiGroup": RBAC, "kind": "User", "name": "bob"}]
 
@@ -131,3 +131,14 @@ def test_explain_needs_what_reading_the_pod_needs(rbac_ui: Server) -> None:
     assert code == 403 and out["message"] == _forbidden("pods", "get", "ns-b", "pb"), out
     code, out = _bob(rbac_ui, "GET", "/debug/explain/ns-b/pb?output=text")
     assert code == 403
+
+
+def test_a_user_without_roles_gets_the_page_and_no_data(rbac_ui: Server) -> None:
+    carol = {"Authorization": "Bearer caroltok"}
+    code, html = rbac_ui.request("GET", "/", auth=False, headers={**carol, "Accept": "text/html"})
+    assert code == 200 and "<title>kubesched</title>" in html
+    code, page = rbac_ui.request("GET", "/ui/api/pods", auth=False, headers=carol)
+    assert code == 200 and (page["items"], page["all"]) == ([], 0), page
+    # the change events and the mode tell the store's revision and cluster-wide counts: granted by path
+    code, out = rbac_ui.request("GET", "/ui/api/mode", auth=False, headers=carol)
+    assert code == 403 and out["message"] == 'forbidden: User "carol" cannot get path "/ui/api/mode"', out
