@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## run: install into .venv; simulate the example cluster (where pods land, why one is Pending), then the same on `kubesched serve` with kubectl; ends with the web UI's address
+## run: install into .venv; simulate the example cluster (where pods land, why one is Pending), then the same on `kubesched serve` with kubectl; in a terminal its web UI stays up until Ctrl-C
 run: $(STAMP)
 	$(BIN)/kubesched simulate -f examples/mixed-cluster.yaml --tie-break name
 	$(BIN)/kubesched explain -f examples/mixed-cluster.yaml ml/train-big --tie-break name
