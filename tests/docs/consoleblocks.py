@@ -17,6 +17,8 @@ lines after a command up to the next one are what it prints. Conventions the tes
   kubectl or curl, commands that need a cluster. Each ``kubesched`` command in such a block
   must still be accepted by the argument parser; other commands are not checked.
 - A command whose shown output is empty must print nothing.
+- Blocks marked ``sh`` (or ``bash``, ``shell``) hold commands only, one a line, without
+  ``$``; they are treated as not-run blocks: their ``kubesched`` commands must parse.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 _FENCE = re.compile(r"^\s*```")
 _NOT_RUN = re.compile(r"^\s*<!--\s*not-run:\s*(.+?)\s*-->\s*$")
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_SHELL_FENCES = ("sh", "bash", "shell")
 _SHELL_OPERATORS = {"|", "||", "&&", ";", "&", ">", ">>", "<", "2>&1"}
 
 
@@ -77,6 +80,10 @@ def blocks(path: Path) -> list[Block]:
             reason = m.group(1) if (m := _NOT_RUN.match(before)) else None
             found.append(Block(path=path, line=i + 1, not_run=reason,
                                commands=_commands(lines[i + 1:end], first_line=i + 2)))
+        elif info in _SHELL_FENCES:
+            body = [f"$ {line}" if line.strip() else line for line in lines[i + 1:end]]
+            found.append(Block(path=path, line=i + 1, not_run=f"a {info} block: commands only",
+                               commands=_commands(body, first_line=i + 2)))
         i = end + 1
     return found
 
@@ -96,7 +103,7 @@ def _commands(body: list[str], first_line: int) -> list[Command]:
         cmd = text[2:]
         while cmd.endswith("\\") and k + 1 < len(body):
             k += 1
-            cmd = cmd[:-1].rstrip() + " " + body[k].strip()
+            cmd = cmd[:-1].rstrip() + " " + body[k].strip().removeprefix("$ ")
         commands.append(Command(line=first_line + start, text=cmd))
         k += 1
     return commands

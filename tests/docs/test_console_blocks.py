@@ -2,7 +2,7 @@
 
 Run blocks are executed and their output compared (``...`` wildcards, see
 ``consoleblocks.py``); the ``kubesched`` commands of not-run blocks must be accepted by the
-argument parser. The expected output is the documentation itself: a change of behaviour
+argument parser (and each ``make`` target shown must exist). The expected output is the documentation itself: a change of behaviour
 makes this test fail until the page is brought up to date.
 """
 
@@ -12,6 +12,7 @@ import contextlib
 import difflib
 import io
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,7 @@ from tests.docs.consoleblocks import ROOT, Block
 _ALL = [b for doc in consoleblocks.documents() for b in consoleblocks.blocks(doc)]
 _RUN = [b for b in _ALL if b.not_run is None]
 _NOT_RUN = [b for b in _ALL if b.not_run is not None]
+_MAKEFILE = (ROOT / "Makefile").read_text(encoding="utf-8")
 _ENTRY = "import sys; from kubesched.cli.main import main; sys.exit(main())"
 
 
@@ -71,6 +73,9 @@ def test_run_block_output_matches(block: Block, workdir: Path) -> None:
 def test_not_run_block_commands_parse(block: Block) -> None:
     for cmd in block.commands:
         for words in consoleblocks.segments(cmd.text):
+            if words[0] == "make":
+                assert all(re.search(rf"^{re.escape(t)}:", _MAKEFILE, re.M) for t in words[1:]), \
+                    f"{block.path.relative_to(ROOT)}:{cmd.line}: `{cmd.text}`: no such target in the Makefile"
             if words[0] != "kubesched":
                 continue
             err = io.StringIO()
