@@ -34,6 +34,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp
 
 from kubesched.server.apiserver.http.httpproto import listen, with_header_timeout
 
@@ -129,13 +130,19 @@ def build_app(hooks: EndpointHooks) -> Starlette:
 
 
 class EndpointServer:
-    """uvicorn serving :func:`build_app` in a daemon thread."""
+    """uvicorn serving :func:`build_app` in a daemon thread; behind ``auth`` (the delegated
+    authentication and authorization, :mod:`.delegation`) when given."""
 
-    def __init__(self, hooks: EndpointHooks, host: str = "0.0.0.0", port: int = 10259) -> None:
+    def __init__(self, hooks: EndpointHooks, host: str = "0.0.0.0", port: int = 10259,
+                 auth: Callable[[ASGIApp], ASGIApp] | None = None) -> None:
         self.sock, address = listen(host, port)
         self.port = int(self.sock.getsockname()[1])
         self.url = f"http://{address}"
-        config = uvicorn.Config(build_app(hooks), http=with_header_timeout(), loop="asyncio", lifespan="off", access_log=False,
+        self.bound = str(self.sock.getsockname()[0])  # the address it really listens on
+        app: ASGIApp = build_app(hooks)
+        if auth is not None:
+            app = auth(app)
+        config = uvicorn.Config(app, http=with_header_timeout(), loop="asyncio", lifespan="off", access_log=False,
                                 log_level="warning", limit_concurrency=64, timeout_keep_alive=30,
                                 timeout_graceful_shutdown=2, server_header=False)
         self._server = uvicorn.Server(config)
