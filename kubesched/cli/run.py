@@ -59,6 +59,11 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--authorization-always-allow-paths", metavar="PATHS", default=",".join(ALWAYS_ALLOW),
                    help="paths of the endpoints anyone may read without authorization, comma-separated; an "
                         f"entry ending in * matches by prefix (default {','.join(ALWAYS_ALLOW)}, as kube-scheduler)")
+    p.add_argument("--tls-cert-file", metavar="FILE", default="",
+                   help="serve the endpoints over HTTPS with this certificate (with --tls-private-key-file); "
+                        "without it they speak plain HTTP, and the bearer tokens callers send cross the network "
+                        "in clear")
+    p.add_argument("--tls-private-key-file", metavar="FILE", default="", help="the key of --tls-cert-file")
     p.add_argument("--ui", action="store_true",
                    help="also serve the web UI (read-only) at / on --port")
     p.add_argument("--identity", metavar="ID", default="",
@@ -120,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
         raise KubeschedError(f"--port: {args.port} is not a port")
     if args.ui and args.port < 0:
         raise KubeschedError("--ui needs --port (it is served on the endpoints' port)")
+    if bool(args.tls_cert_file) != bool(args.tls_private_key_file):
+        raise KubeschedError("--tls-cert-file and --tls-private-key-file go together")
     registry = in_tree_registry()
     config = load_config(args.config, registry)
     cc = config.client_connection
@@ -155,8 +162,11 @@ def run(args: argparse.Namespace) -> int:
                 from kubesched.ui import run_routes
                 hooks.extra_routes = run_routes(lambda: replica.live, _read_text(args.config))
             host, auth = _endpoint_auth(args, client)
+            tls = (args.tls_cert_file, args.tls_private_key_file) if args.tls_cert_file else None
             try:
-                endpoints = EndpointServer(hooks, host, args.port, auth)
+                endpoints = EndpointServer(hooks, host, args.port, auth, tls)
+            except ValueError as exc:
+                raise KubeschedError(f"--tls-cert-file: {exc}") from None
             except OSError as exc:
                 raise KubeschedError(f"cannot serve on {host}:{args.port}: {exc.strerror or exc}") from None
             endpoints.start()

@@ -22,8 +22,9 @@ before it starts (``port`` 0: any free port).
 from __future__ import annotations
 
 import logging
-import threading
 import socket
+import ssl
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -131,20 +132,29 @@ def build_app(hooks: EndpointHooks) -> Starlette:
 
 class EndpointServer:
     """uvicorn serving :func:`build_app` in a daemon thread; behind ``auth`` (the delegated
-    authentication and authorization, :mod:`.delegation`) when given."""
+    authentication and authorization, :mod:`.delegation`) when given; over HTTPS with
+    ``tls`` (a certificate file and its key file, checked here: ValueError naming the file)."""
 
     def __init__(self, hooks: EndpointHooks, host: str = "0.0.0.0", port: int = 10259,
-                 auth: Callable[[ASGIApp], ASGIApp] | None = None) -> None:
+                 auth: Callable[[ASGIApp], ASGIApp] | None = None, tls: tuple[str, str] | None = None) -> None:
+        ssl_options: dict[str, Any] = {}
+        if tls is not None:
+            try:
+                ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(*tls)
+            except (OSError, ssl.SSLError) as exc:
+                raise ValueError(f"{tls[0]}, {tls[1]}: not a certificate and its key: "
+                                 f"{getattr(exc, 'strerror', None) or exc}") from None
+            ssl_options = {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]}
         self.sock, address = listen(host, port)
         self.port = int(self.sock.getsockname()[1])
-        self.url = f"http://{address}"
+        self.url = f"{'https' if tls else 'http'}://{address}"
         self.bound = str(self.sock.getsockname()[0])  # the address it really listens on
         app: ASGIApp = build_app(hooks)
         if auth is not None:
             app = auth(app)
         config = uvicorn.Config(app, http=with_header_timeout(), loop="asyncio", lifespan="off", access_log=False,
                                 log_level="warning", limit_concurrency=64, timeout_keep_alive=30,
-                                timeout_graceful_shutdown=2, server_header=False)
+                                timeout_graceful_shutdown=2, server_header=False, **ssl_options)
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
 

@@ -103,7 +103,7 @@ class RunProcess:
         self._lines: queue.Queue[str] = queue.Queue()
         self._pump = threading.Thread(target=self._read, daemon=True)
         self._pump.start()
-        self.url = self.wait_for(r"serving .* on (http://\S+)").group(1)
+        self.url = self.wait_for(r"serving .* on (https?://\S+)").group(1)
 
     def _read(self) -> None:
         assert self.proc.stdout is not None

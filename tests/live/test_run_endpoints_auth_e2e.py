@@ -8,11 +8,13 @@ authorization (``k8s.io/apiserver/pkg/server/options`` ``DelegatingAuthenticatio
 /readyz, /livez (``cmd/kube-scheduler/app/options/options.go``); the 403 text of
 ``responsewriters.Forbidden`` for a non-resource request (``forbidden: User "u" cannot get
 path "/metrics"``) and the 401 ``Unauthorized`` Status; ``system:auth-delegator`` and
-``system:masters`` (``AlwaysAllowGroups``) from the bootstrap policy."""
+``system:masters`` (``AlwaysAllowGroups``) from the bootstrap policy; ``--tls-cert-file`` and
+``--tls-private-key-file`` as kube-scheduler's secure serving names them."""
 
 from __future__ import annotations
 
 import json
+import ssl
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -49,10 +51,11 @@ def token(server: Server, name: str) -> str:
     return server.kubectl("create", "token", name, "-n", "mon").stdout.strip()
 
 
-def get(url: str, bearer: str = "") -> tuple[int, Any]:
+def get(url: str, bearer: str = "", context: ssl.SSLContext | None = None) -> tuple[int, Any]:
     headers = {"Authorization": f"Bearer {bearer}"} if bearer else {}
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10) as resp:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10,
+                                    context=context) as resp:
             status, body = resp.status, resp.read()
     except urllib.error.HTTPError as exc:
         status, body = exc.code, exc.read()
@@ -89,12 +92,42 @@ def test_endpoints_authenticate_and_authorize_through_the_api_server(rbac: Serve
         run.stop()
 
 
-def test_opt_out_opens_a_path(rbac: Server, tmp_path: Path) -> None:
+def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
+    import datetime as dt
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kubesched-run")])
+    now = dt.datetime.now(dt.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - dt.timedelta(minutes=5))
+            .not_valid_after(now + dt.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .sign(key, hashes.SHA256()))
+    cert_file, key_file = tmp_path / "run.crt", tmp_path / "run.key"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_file, key_file
+
+
+def test_opt_out_opens_a_path_and_tls_on_request(rbac: Server, tmp_path: Path) -> None:
+    cert, key = _self_signed(tmp_path)
     run = RunProcess(rbac, write_config(tmp_path / "c.yaml", leaderElect=False), log_dir=tmp_path,
-                     extra=("--authorization-always-allow-paths", "/healthz,/readyz,/livez,/metrics"))
+                     extra=("--authorization-always-allow-paths", "/healthz,/readyz,/livez,/metrics",
+                            "--tls-cert-file", str(cert), "--tls-private-key-file", str(key)))
     try:
-        assert get(run.url + "/metrics")[0] == 200
-        assert get(run.url + "/debug/explain/default/none")[0] == 403
+        assert run.url.startswith("https://127.0.0.1:")
+        ctx = ssl.create_default_context(cafile=str(cert))  # verified against the given certificate
+        assert get(run.url + "/metrics", context=ctx)[0] == 200
+        assert get(run.url + "/debug/explain/default/none", context=ctx)[0] == 403
+        assert get(run.url + "/debug/explain/default/none", token(rbac, "prom"), context=ctx)[0] == 404
     finally:
         run.stop()
 
