@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp
 
     from kubesched.cluster.kube import KubeClient
+    from kubesched.live.delegation import PathMatcher
 
 log = logging.getLogger(__name__)
 
@@ -81,16 +82,22 @@ def _read_text(path: str) -> str:
         return ""
 
 
-def _endpoint_auth(args: argparse.Namespace, client: "KubeClient") -> tuple[str, "Callable[[ASGIApp], ASGIApp] | None"]:
+def _always_allow(paths: str) -> "PathMatcher":
+    from kubesched.live.delegation import PathMatcher
+
+    try:
+        return PathMatcher([p.strip() for p in paths.split(",") if p.strip()])
+    except ValueError as exc:
+        raise KubeschedError(f"--authorization-always-allow-paths: {exc}") from None
+
+
+def _endpoint_auth(args: argparse.Namespace, client: "KubeClient",
+                   allow: "PathMatcher") -> tuple[str, "Callable[[ASGIApp], ASGIApp] | None"]:
     """The address the endpoints listen on and the delegated authentication in front of
     them; the loopback address and none when the API server will not answer the reviews."""
     from kubesched.cluster.kube import KubeClient
-    from kubesched.live.delegation import DelegatedAuth, Delegation, PathMatcher
+    from kubesched.live.delegation import DelegatedAuth, Delegation
 
-    try:
-        allow = PathMatcher([p.strip() for p in args.authorization_always_allow_paths.split(",") if p.strip()])
-    except ValueError as exc:
-        raise KubeschedError(f"--authorization-always-allow-paths: {exc}") from None
     # its own rate limit, as upstream's delegating clients (200 qps, burst 400)
     delegation = Delegation(KubeClient(client.api, qps=200, burst=400))
     reason = delegation.probe()
@@ -117,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     from kubesched.live import LiveOptions
     from kubesched.cluster.kube import KubeClient
     from kubesched.config import load_config
-    from kubesched.live.endpoints import EndpointServer
+    from kubesched.live.endpoints import EndpointServer, check_tls_files
     from kubesched.live.replica import Replica
     from kubesched.plugins.registry import in_tree_registry
 
@@ -127,6 +134,12 @@ def run(args: argparse.Namespace) -> int:
         raise KubeschedError("--ui needs --port (it is served on the endpoints' port)")
     if bool(args.tls_cert_file) != bool(args.tls_private_key_file):
         raise KubeschedError("--tls-cert-file and --tls-private-key-file go together")
+    allow = _always_allow(args.authorization_always_allow_paths)
+    if args.tls_cert_file:
+        try:
+            check_tls_files(args.tls_cert_file, args.tls_private_key_file)
+        except ValueError as exc:
+            raise KubeschedError(f"--tls-cert-file: {exc}") from None
     registry = in_tree_registry()
     config = load_config(args.config, registry)
     cc = config.client_connection
@@ -161,11 +174,11 @@ def run(args: argparse.Namespace) -> int:
             if args.ui:
                 from kubesched.ui import run_routes
                 hooks.extra_routes = run_routes(lambda: replica.live, _read_text(args.config))
-            host, auth = _endpoint_auth(args, client)
+            host, auth = _endpoint_auth(args, client, allow)
             tls = (args.tls_cert_file, args.tls_private_key_file) if args.tls_cert_file else None
             try:
                 endpoints = EndpointServer(hooks, host, args.port, auth, tls)
-            except ValueError as exc:
+            except ValueError as exc:  # the TLS files changed since they were checked
                 raise KubeschedError(f"--tls-cert-file: {exc}") from None
             except OSError as exc:
                 raise KubeschedError(f"cannot serve on {host}:{args.port}: {exc.strerror or exc}") from None

@@ -130,6 +130,15 @@ def build_app(hooks: EndpointHooks) -> Starlette:
     ])
 
 
+def check_tls_files(cert: str, key: str) -> None:
+    """ValueError naming the files unless they hold a certificate and its private key."""
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as exc:
+        raise ValueError(f"{cert}, {key}: not a certificate and its key: "
+                         f"{getattr(exc, 'strerror', None) or exc}") from None
+
+
 class EndpointServer:
     """uvicorn serving :func:`build_app` in a daemon thread; behind ``auth`` (the delegated
     authentication and authorization, :mod:`.delegation`) when given; over HTTPS with
@@ -139,11 +148,7 @@ class EndpointServer:
                  auth: Callable[[ASGIApp], ASGIApp] | None = None, tls: tuple[str, str] | None = None) -> None:
         ssl_options: dict[str, Any] = {}
         if tls is not None:
-            try:
-                ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(*tls)
-            except (OSError, ssl.SSLError) as exc:
-                raise ValueError(f"{tls[0]}, {tls[1]}: not a certificate and its key: "
-                                 f"{getattr(exc, 'strerror', None) or exc}") from None
+            check_tls_files(*tls)
             ssl_options = {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]}
         self.sock, address = listen(host, port)
         self.port = int(self.sock.getsockname()[1])
