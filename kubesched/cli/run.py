@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from kubesched.cluster.kube import KubeClient
     from kubesched.live.delegation import PathMatcher
+    from kubesched.live.endpoints import EndpointHooks, EndpointServer
 
 log = logging.getLogger(__name__)
 
@@ -82,13 +83,46 @@ def _read_text(path: str) -> str:
         return ""
 
 
-def _always_allow(paths: str) -> "PathMatcher":
+def _check_endpoint_flags(args: argparse.Namespace) -> "PathMatcher":
+    """The endpoints' flags checked before anything starts; the always-allowed paths."""
     from kubesched.live.delegation import PathMatcher
+    from kubesched.live.endpoints import check_tls_files
 
+    if not -1 <= args.port <= 65535:
+        raise KubeschedError(f"--port: {args.port} is not a port")
+    if args.ui and args.port < 0:
+        raise KubeschedError("--ui needs --port (it is served on the endpoints' port)")
+    if bool(args.tls_cert_file) != bool(args.tls_private_key_file):
+        raise KubeschedError("--tls-cert-file and --tls-private-key-file go together")
+    if args.tls_cert_file:
+        try:
+            check_tls_files(args.tls_cert_file, args.tls_private_key_file)
+        except ValueError as exc:
+            raise KubeschedError(f"--tls-cert-file: {exc}") from None
     try:
-        return PathMatcher([p.strip() for p in paths.split(",") if p.strip()])
+        return PathMatcher([p.strip() for p in args.authorization_always_allow_paths.split(",") if p.strip()])
     except ValueError as exc:
         raise KubeschedError(f"--authorization-always-allow-paths: {exc}") from None
+
+
+def _start_endpoints(args: argparse.Namespace, hooks: "EndpointHooks", client: "KubeClient",
+                     allow: "PathMatcher") -> "EndpointServer":
+    from kubesched.live.endpoints import EndpointServer
+
+    host, auth = _endpoint_auth(args, client, allow)
+    tls = (args.tls_cert_file, args.tls_private_key_file) if args.tls_cert_file else None
+    try:
+        endpoints = EndpointServer(hooks, host, args.port, auth, tls)
+    except ValueError as exc:  # the TLS files changed since they were checked
+        raise KubeschedError(f"--tls-cert-file: {exc}") from None
+    except OSError as exc:
+        raise KubeschedError(f"cannot serve on {host}:{args.port}: {exc.strerror or exc}") from None
+    endpoints.start()
+    print(f"serving /healthz, /readyz, /metrics, /debug/explain on {endpoints.url} "
+          f"(listening on {endpoints.bound})", flush=True)
+    if args.ui:
+        print(f"web UI (read-only): {endpoints.url}/", flush=True)
+    return endpoints
 
 
 def _endpoint_auth(args: argparse.Namespace, client: "KubeClient",
@@ -124,22 +158,11 @@ def run(args: argparse.Namespace) -> int:
     from kubesched.live import LiveOptions
     from kubesched.cluster.kube import KubeClient
     from kubesched.config import load_config
-    from kubesched.live.endpoints import EndpointServer, check_tls_files
+    from kubesched.live.endpoints import EndpointServer
     from kubesched.live.replica import Replica
     from kubesched.plugins.registry import in_tree_registry
 
-    if not -1 <= args.port <= 65535:
-        raise KubeschedError(f"--port: {args.port} is not a port")
-    if args.ui and args.port < 0:
-        raise KubeschedError("--ui needs --port (it is served on the endpoints' port)")
-    if bool(args.tls_cert_file) != bool(args.tls_private_key_file):
-        raise KubeschedError("--tls-cert-file and --tls-private-key-file go together")
-    allow = _always_allow(args.authorization_always_allow_paths)
-    if args.tls_cert_file:
-        try:
-            check_tls_files(args.tls_cert_file, args.tls_private_key_file)
-        except ValueError as exc:
-            raise KubeschedError(f"--tls-cert-file: {exc}") from None
+    allow = _check_endpoint_flags(args)
     registry = in_tree_registry()
     config = load_config(args.config, registry)
     cc = config.client_connection
@@ -174,19 +197,7 @@ def run(args: argparse.Namespace) -> int:
             if args.ui:
                 from kubesched.ui import run_routes
                 hooks.extra_routes = run_routes(lambda: replica.live, _read_text(args.config))
-            host, auth = _endpoint_auth(args, client, allow)
-            tls = (args.tls_cert_file, args.tls_private_key_file) if args.tls_cert_file else None
-            try:
-                endpoints = EndpointServer(hooks, host, args.port, auth, tls)
-            except ValueError as exc:  # the TLS files changed since they were checked
-                raise KubeschedError(f"--tls-cert-file: {exc}") from None
-            except OSError as exc:
-                raise KubeschedError(f"cannot serve on {host}:{args.port}: {exc.strerror or exc}") from None
-            endpoints.start()
-            print(f"serving /healthz, /readyz, /metrics, /debug/explain on {endpoints.url} "
-                  f"(listening on {endpoints.bound})", flush=True)
-            if args.ui:
-                print(f"web UI (read-only): {endpoints.url}/", flush=True)
+            endpoints = _start_endpoints(args, hooks, client, allow)
         stop = threading.Event()
 
         def on_signal(signum: int, frame: FrameType | None) -> None:
