@@ -94,17 +94,21 @@ def start_serve(data: Path, port: int, nodes: int) -> subprocess.Popen[bytes]:
                              "--no-ui"], stdout=log, stderr=subprocess.STDOUT)
     api = Api(port)
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if api.request("GET", "/readyz")[0] == 200:
-                return proc
-        except OSError:
-            pass
-        if proc.poll() is not None:
-            raise SystemExit(f"serve exited with {proc.returncode}; see {data.parent / 'serve.log'}")
-        time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("serve did not start within 120 s")
+    try:
+        while time.monotonic() < deadline:
+            try:
+                if api.request("GET", "/readyz")[0] == 200:
+                    return proc
+            except (OSError, http.client.HTTPException):
+                pass
+            if proc.poll() is not None:
+                raise SystemExit(f"serve exited with {proc.returncode}; see {data.parent / 'serve.log'}")
+            time.sleep(0.2)
+        raise SystemExit("serve did not start within 120 s")
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
 
 
 def rss_mb(pid: int) -> float:
