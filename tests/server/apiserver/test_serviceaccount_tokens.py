@@ -149,3 +149,19 @@ def test_bound_object_refusals(reg: Registry, clock: Clock, ref: dict[str, str],
     with pytest.raises(ApiError) as err:
         _issue(reg, TokenIssuer(clock=clock), boundObjectRef=ref)
     assert (err.value.code, err.value.message) == (code, message)
+
+
+def test_static_tokens_are_good_for_the_api_audiences_only(reg: Registry, clock: Clock) -> None:
+    """``authenticator/audagnostic.go``: a token that knows no audience (the token file's)
+    authenticates for the API server's audiences, and for no other."""
+    from kubesched.server.apiserver.authn.authenticator import UserInfo
+    from kubesched.server.apiserver.authz.reviews import TokenAuthenticator
+
+    issuer = TokenIssuer(clock=clock, audiences=("api", "kubesched"))
+    alice = UserInfo("alice", "1", ("system:authenticated",))
+    auth = TokenAuthenticator({"secret-token": alice}, issuer.audiences, ServiceAccountTokens(issuer, reg).authenticate)
+    assert auth.review("secret-token", ()).audiences == ("api", "kubesched")
+    assert auth.review("secret-token", ("kubesched", "other")).audiences == ("kubesched",)
+    refused = auth.review("secret-token", ("vault",))
+    assert refused.user is None and refused.error == ""
+    assert auth.review("unknown", ()).user is None
