@@ -120,7 +120,8 @@ class RequestMetrics:
 
 def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGIApp, ApiServerState]:
     config = config or ApiConfig()
-    state = ApiServerState(registry, config, ApiMetrics(registry.store), issuer=TokenIssuer(clock=registry.clock, audiences=config.api_audiences))
+    state = ApiServerState(registry, config, ApiMetrics(registry.store),
+                           issuer=TokenIssuer(clock=registry.clock, audiences=config.api_audiences))
 
     async def version(request: Request) -> Response:
         return json_response(discovery.version_info())
