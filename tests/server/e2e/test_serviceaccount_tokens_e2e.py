@@ -58,7 +58,7 @@ def test_a_token_for_another_audience_is_refused(rbac: Server) -> None:
     cfg["users"][0]["user"] = {"token": vault}
     kubeconfig = rbac.data_dir.parent / "kubeconfig-vault"
     kubeconfig.write_text(yaml.safe_dump(cfg))
-    out = subprocess.run([kubectl_path(), "get", "--raw", "/version"], capture_output=True, text=True,
+    out = subprocess.run([kubectl_path(), "get", "--raw", "/api"], capture_output=True, text=True,
                          stdin=subprocess.DEVNULL, timeout=60, env={**os.environ, "KUBECONFIG": str(kubeconfig)})
     assert out.returncode != 0 and "Unauthorized" in out.stderr
 
