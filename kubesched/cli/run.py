@@ -11,23 +11,38 @@ kube-system/kube-scheduler: give kubesched its own, as deploy/configmap.yaml doe
 the leader schedules, the others keep their caches warm and take over when it dies.
 
 Endpoints on --port: /healthz, /readyz, /metrics, /debug/explain/<namespace>/<pod>
-(``?output=text`` for the table). SIGINT/SIGTERM stop it gracefully: bindings in flight
-finish or are released, then the lease is given up.
+(``?output=text`` for the table). As kube-scheduler's, they authenticate and authorize
+through the API server (TokenReview and SubjectAccessReview: give kubesched's account
+``system:auth-delegator``, as deploy/rbac.yaml does); /healthz, /readyz and /livez are open
+to anyone (``--authorization-always-allow-paths``). Where the API server will not answer
+those reviews, the endpoints listen on 127.0.0.1 only, and say so. SIGINT/SIGTERM stop it
+gracefully: bindings in flight finish or are released, then the lease is given up.
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import logging
 import signal
 import threading
+from collections.abc import Callable
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from kubesched.api.errors import KubeschedError
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp
+
+    from kubesched.cluster.kube import KubeClient
+    from kubesched.live.delegation import PathMatcher
+    from kubesched.live.endpoints import EndpointHooks, EndpointServer
 
 log = logging.getLogger(__name__)
 
 DEFAULT_PORT = 10259  # kube-scheduler's port
+ALWAYS_ALLOW = ("/healthz", "/readyz", "/livez")  # kube-scheduler's --authorization-always-allow-paths
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -43,6 +58,14 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N",
                    help=f"port of /healthz, /readyz, /metrics and /debug/explain (default {DEFAULT_PORT}; "
                         "0: any free port; -1: none)")
+    p.add_argument("--authorization-always-allow-paths", metavar="PATHS", default=",".join(ALWAYS_ALLOW),
+                   help="paths of the endpoints anyone may read without authorization, comma-separated; an "
+                        f"entry ending in * matches by prefix (default {','.join(ALWAYS_ALLOW)}, as kube-scheduler)")
+    p.add_argument("--tls-cert-file", metavar="FILE", default="",
+                   help="serve the endpoints over HTTPS with this certificate (with --tls-private-key-file); "
+                        "without it they speak plain HTTP, and the bearer tokens callers send cross the network "
+                        "in clear")
+    p.add_argument("--tls-private-key-file", metavar="FILE", default="", help="the key of --tls-cert-file")
     p.add_argument("--ui", action="store_true",
                    help="also serve the web UI (read-only) at / on --port")
     p.add_argument("--identity", metavar="ID", default="",
@@ -60,6 +83,75 @@ def _read_text(path: str) -> str:
         return ""
 
 
+def _check_endpoint_flags(args: argparse.Namespace) -> "PathMatcher":
+    """The endpoints' flags checked before anything starts; the always-allowed paths."""
+    from kubesched.live.delegation import PathMatcher
+    from kubesched.live.endpoints import check_tls_files
+
+    if not -1 <= args.port <= 65535:
+        raise KubeschedError(f"--port: {args.port} is not a port")
+    if args.ui and args.port < 0:
+        raise KubeschedError("--ui needs --port (it is served on the endpoints' port)")
+    if bool(args.tls_cert_file) != bool(args.tls_private_key_file):
+        raise KubeschedError("--tls-cert-file and --tls-private-key-file go together")
+    if args.tls_cert_file:
+        try:
+            check_tls_files(args.tls_cert_file, args.tls_private_key_file)
+        except ValueError as exc:
+            raise KubeschedError(f"--tls-cert-file: {exc}") from None
+    try:
+        return PathMatcher([p.strip() for p in args.authorization_always_allow_paths.split(",") if p.strip()])
+    except ValueError as exc:
+        raise KubeschedError(f"--authorization-always-allow-paths: {exc}") from None
+
+
+def _start_endpoints(args: argparse.Namespace, hooks: "EndpointHooks", client: "KubeClient",
+                     allow: "PathMatcher") -> "EndpointServer":
+    from kubesched.live.endpoints import EndpointServer
+
+    host, auth = _endpoint_auth(args, client, allow)
+    tls = (args.tls_cert_file, args.tls_private_key_file) if args.tls_cert_file else None
+    try:
+        endpoints = EndpointServer(hooks, host, args.port, auth, tls)
+    except ValueError as exc:  # the TLS files changed since they were checked
+        raise KubeschedError(f"--tls-cert-file: {exc}") from None
+    except OSError as exc:
+        raise KubeschedError(f"cannot serve on {host}:{args.port}: {exc.strerror or exc}") from None
+    endpoints.start()
+    print(f"serving /healthz, /readyz, /metrics, /debug/explain on {endpoints.url} "
+          f"(listening on {endpoints.bound})", flush=True)
+    if args.ui:
+        print(f"web UI (read-only): {endpoints.url}/", flush=True)
+    return endpoints
+
+
+def _endpoint_auth(args: argparse.Namespace, client: "KubeClient",
+                   allow: "PathMatcher") -> tuple[str, "Callable[[ASGIApp], ASGIApp] | None"]:
+    """The address the endpoints listen on and the delegated authentication in front of
+    them; the loopback address and none when the API server will not answer the reviews."""
+    from kubesched.cluster.kube import KubeClient
+    from kubesched.live.delegation import DelegatedAuth, Delegation
+
+    # its own rate limit, as upstream's delegating clients (200 qps, burst 400)
+    delegation = Delegation(KubeClient(client.api, qps=200, burst=400))
+    reason = delegation.probe()
+    if reason is None:
+        print("endpoints: authentication and authorization delegated to the API server "
+              f"(open to anyone: {args.authorization_always_allow_paths})", flush=True)
+        return args.bind_address, lambda app: DelegatedAuth(app, delegation, allow)
+    host = args.bind_address if _is_loopback(args.bind_address) else "127.0.0.1"
+    print(f"endpoints: delegated authentication is not possible ({reason}); serving them on {host} only, "
+          "without authentication", flush=True)
+    return host, None
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def run(args: argparse.Namespace) -> int:
     from kubesched.cli.explain_remote import live_options
     from kubesched.cli.render import document_text
@@ -70,10 +162,7 @@ def run(args: argparse.Namespace) -> int:
     from kubesched.live.replica import Replica
     from kubesched.plugins.registry import in_tree_registry
 
-    if not -1 <= args.port <= 65535:
-        raise KubeschedError(f"--port: {args.port} is not a port")
-    if args.ui and args.port < 0:
-        raise KubeschedError("--ui needs --port (it is served on the endpoints' port)")
+    allow = _check_endpoint_flags(args)
     registry = in_tree_registry()
     config = load_config(args.config, registry)
     cc = config.client_connection
@@ -108,15 +197,7 @@ def run(args: argparse.Namespace) -> int:
             if args.ui:
                 from kubesched.ui import run_routes
                 hooks.extra_routes = run_routes(lambda: replica.live, _read_text(args.config))
-            try:
-                endpoints = EndpointServer(hooks, args.bind_address, args.port)
-            except OSError as exc:
-                raise KubeschedError(f"cannot serve on {args.bind_address}:{args.port}: "
-                                     f"{exc.strerror or exc}") from None
-            endpoints.start()
-            print(f"serving /healthz, /readyz, /metrics, /debug/explain on {endpoints.url}", flush=True)
-            if args.ui:
-                print(f"web UI (read-only): {endpoints.url}/", flush=True)
+            endpoints = _start_endpoints(args, hooks, client, allow)
         stop = threading.Event()
 
         def on_signal(signum: int, frame: FrameType | None) -> None:

@@ -54,6 +54,10 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="AlwaysAllow (default: every authenticated request may do anything) or RBAC (Roles, "
                         "ClusterRoles and their bindings decide; system:masters, the kubeconfig's "
                         "certificate group, may do anything)")
+    p.add_argument("--api-audiences", default="", metavar="A,B",
+                   help="identifiers of the API: a ServiceAccount token used against it must be bound to at least "
+                        "one of them (default: the service-account issuer, "
+                        "https://kubernetes.default.svc.cluster.local, as kube-apiserver)")
     p.add_argument("--nodes", type=int, default=0, metavar="N", help="create N nodes at start-up if absent")
     p.add_argument("--node-cpu", default="8", metavar="Q", help="cpu of each created node (default 8)")
     p.add_argument("--node-memory", default="32Gi", metavar="Q", help="memory of each created node (default 32Gi)")
@@ -111,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
                         max_mutating_requests_inflight=args.max_mutating_requests_inflight,
                         max_watches=args.max_watches,
                         authorization_mode=args.authorization_mode,
+                        api_audiences=tuple(a.strip() for a in args.api_audiences.split(",") if a.strip()),
                         extra_routes=ui.routes() if ui is not None else [],
                         self_authorized=ui.authorizes_itself if ui is not None else None)
     _raise_open_files(args.max_requests_inflight + args.max_mutating_requests_inflight + args.max_watches)

@@ -22,8 +22,9 @@ before it starts (``port`` 0: any free port).
 from __future__ import annotations
 
 import logging
-import threading
 import socket
+import ssl
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp
 
 from kubesched.server.apiserver.http.httpproto import listen, with_header_timeout
 
@@ -128,16 +130,36 @@ def build_app(hooks: EndpointHooks) -> Starlette:
     ])
 
 
-class EndpointServer:
-    """uvicorn serving :func:`build_app` in a daemon thread."""
+def check_tls_files(cert: str, key: str) -> None:
+    """ValueError naming the files unless they hold a certificate and its private key."""
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as exc:
+        raise ValueError(f"{cert}, {key}: not a certificate and its key: "
+                         f"{getattr(exc, 'strerror', None) or exc}") from None
 
-    def __init__(self, hooks: EndpointHooks, host: str = "0.0.0.0", port: int = 10259) -> None:
+
+class EndpointServer:
+    """uvicorn serving :func:`build_app` in a daemon thread; behind ``auth`` (the delegated
+    authentication and authorization, :mod:`.delegation`) when given; over HTTPS with
+    ``tls`` (a certificate file and its key file, checked here: ValueError naming the file)."""
+
+    def __init__(self, hooks: EndpointHooks, host: str = "0.0.0.0", port: int = 10259,
+                 auth: Callable[[ASGIApp], ASGIApp] | None = None, tls: tuple[str, str] | None = None) -> None:
+        ssl_options: dict[str, Any] = {}
+        if tls is not None:
+            check_tls_files(*tls)
+            ssl_options = {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]}
         self.sock, address = listen(host, port)
         self.port = int(self.sock.getsockname()[1])
-        self.url = f"http://{address}"
-        config = uvicorn.Config(build_app(hooks), http=with_header_timeout(), loop="asyncio", lifespan="off", access_log=False,
+        self.url = f"{'https' if tls else 'http'}://{address}"
+        self.bound = str(self.sock.getsockname()[0])  # the address it really listens on
+        app: ASGIApp = build_app(hooks)
+        if auth is not None:
+            app = auth(app)
+        config = uvicorn.Config(app, http=with_header_timeout(), loop="asyncio", lifespan="off", access_log=False,
                                 log_level="warning", limit_concurrency=64, timeout_keep_alive=30,
-                                timeout_graceful_shutdown=2, server_header=False)
+                                timeout_graceful_shutdown=2, server_header=False, **ssl_options)
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
 

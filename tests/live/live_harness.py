@@ -81,11 +81,13 @@ class RunProcess:
     """One ``kubesched run`` process (endpoints on a free port), its output read as it comes."""
 
     def __init__(self, server: Server, config: Path, identity: str = "", log_dir: Path | None = None,
-                 python_path: Path | None = None, verbose: bool = False) -> None:
+                 python_path: Path | None = None, verbose: bool = False, kubeconfig: Path | None = None,
+                 extra: tuple[str, ...] = ()) -> None:
         """``python_path``: a directory of custom plugins the configuration names by import path;
-        ``verbose``: log at INFO (``-v``: every successful binding is logged) into :attr:`log_path`."""
-        args = [*(["-v"] if verbose else []), "run", "--kubeconfig", str(server.kubeconfig), "--config", str(config), "--port", "0",
-                "--bind-address", "127.0.0.1"]
+        ``verbose``: log at INFO (``-v``: every successful binding is logged) into :attr:`log_path`;
+        ``kubeconfig``: another than the server's; ``extra``: more flags (after the defaults)."""
+        args = [*(["-v"] if verbose else []), "run", "--kubeconfig", str(kubeconfig or server.kubeconfig),
+                "--config", str(config), "--port", "0", "--bind-address", "127.0.0.1", *extra]
         if identity:
             args += ["--identity", identity]
         self.identity = identity
@@ -101,7 +103,7 @@ class RunProcess:
         self._lines: queue.Queue[str] = queue.Queue()
         self._pump = threading.Thread(target=self._read, daemon=True)
         self._pump.start()
-        self.url = self.wait_for(r"serving .* on (http://\S+)").group(1)
+        self.url = self.wait_for(r"serving .* on (https?://\S+)").group(1)
 
     def _read(self) -> None:
         assert self.proc.stdout is not None

@@ -84,7 +84,14 @@ def test_run_bad_config_or_kubeconfig_is_one_line_exit_2(tmp_path: Path) -> None
              (["--config", str(config), "--kubeconfig", str(tmp_path / "missing-kubeconfig")], "missing-kubeconfig"),
              (["--config", str(jitter), "--kubeconfig", str(kubeconfig)],
               "jitter.yaml: leaderElection: renewDeadline must be greater than retryPeriod*JitterFactor"),
-             (["--config", str(config), "--kubeconfig", str(kubeconfig), "--port", "70000"], "--port: 70000")]
+             (["--config", str(config), "--kubeconfig", str(kubeconfig), "--port", "70000"], "--port: 70000"),
+             (["--config", str(config), "--tls-cert-file", str(config)],
+              "--tls-cert-file and --tls-private-key-file go together"),
+             (["--config", str(config), "--tls-cert-file", str(config), "--tls-private-key-file", str(config)],
+              f"--tls-cert-file: {config}, {config}: not a certificate and its key"),
+             # upstream's path authorizer: only a trailing * (authorization/path/path.go)
+             (["--config", str(config), "--authorization-always-allow-paths", "/healthz,/foo*bar"],
+              '--authorization-always-allow-paths: only trailing * allowed in "foo*bar"')]
     for args, says in cases:
         res = subprocess.run(_kubesched("run", *args), cwd=REPO, capture_output=True, text=True, timeout=60)
         assert res.returncode == 2, (args, res.stderr)

@@ -7,7 +7,7 @@ Map of the package, outermost first::
     http/          the HTTP edge: uvicorn protocol, limits, handlers (REST paths and verbs ->
                    registry calls), options, bodies, negotiation, discovery, OpenAPI, pod I/O
     authn/         authentication: token file, client certificates, ServiceAccount tokens, TLS
-    authz/         authorization: RBAC, request attributes, escalation checks
+    authz/         authorization: RBAC, request attributes, escalation checks, the reviews
     watch/         watch semantics over the change log (api.py) and their HTTP streams (http.py)
     apply/         server-side apply: managed fields and the apply merge
     printers/      server-side printing for kubectl get

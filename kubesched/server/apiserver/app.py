@@ -3,7 +3,8 @@
 Layers, outermost first: request metrics (every response is counted, 401s included),
 what a browser page may not do (:mod:`.http.browser`), authentication (tokens, client
 certificates; :mod:`.auth`), authorization (RBAC and the self reviews; :mod:`.authz`),
-then Starlette routing to the REST endpoints
+the reviews other servers delegate to this one (TokenReview, SubjectAccessReview;
+:mod:`.authz.reviews`), then Starlette routing to the REST endpoints
 (:mod:`.handlers`), discovery, ``/version``, health checks and ``/metrics``. The OpenAPI
 documents are minimal (:mod:`.openapi`): enough for kubectl's server-side validation
 check, and an empty ``/openapi/v2`` for older kubectl.
@@ -31,8 +32,10 @@ from kubesched.server.apiserver.http import openapi
 from kubesched.server.apiserver.http.browser import AllowedHosts, BrowserGuard
 from kubesched.server.apiserver.authn.authenticator import Authenticator, Authn
 from kubesched.server.apiserver.authz.middleware import ALWAYS_ALLOW, RBAC, Authorizer
+from kubesched.server.apiserver.authn.serviceaccount import ServiceAccountTokens
 from kubesched.server.apiserver.authz.policy import PolicyCache
 from kubesched.server.apiserver.authz.requestinfo import query_of
+from kubesched.server.apiserver.authz.reviews import Reviews, TokenAuthenticator
 from kubesched.server.apiserver.http.fastrequest import ApiRequest
 from kubesched.server.apiserver.http.handlers import api_endpoint, json_response, status_response
 from kubesched.server.apiserver.http.limits import (
@@ -40,7 +43,7 @@ from kubesched.server.apiserver.http.limits import (
 )
 from kubesched.server.apiserver.http.metrics import CONTENT_TYPE, ApiMetrics
 from kubesched.server.apiserver.registry.registry import Registry
-from kubesched.server.apiserver.registry.tokens import TokenIssuer
+from kubesched.server.apiserver.registry.tokens import ISSUER, TokenIssuer
 
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 DEFAULT_MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's --max-request-bytes default
@@ -58,6 +61,7 @@ class ApiConfig:
     min_request_timeout: float = 1800.0
     authn: Authn = field(default_factory=Authn)
     authorization_mode: str = ALWAYS_ALLOW  # or RBAC (:mod:`.authz`)
+    api_audiences: tuple[str, ...] = (ISSUER,)  # --api-audiences: what ServiceAccount tokens must be for
     extra_routes: list[BaseRoute] = field(default_factory=list)  # served before the 404 (the web UI's)
     # paths whose routes authorize each request themselves (the web UI's, :mod:`.authz.access`)
     self_authorized: Callable[[str], bool] | None = None
@@ -116,7 +120,8 @@ class RequestMetrics:
 
 def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGIApp, ApiServerState]:
     config = config or ApiConfig()
-    state = ApiServerState(registry, config, ApiMetrics(registry.store), issuer=TokenIssuer(clock=registry.clock))
+    state = ApiServerState(registry, config, ApiMetrics(registry.store),
+                           issuer=TokenIssuer(clock=registry.clock, audiences=config.api_audiences))
 
     async def version(request: Request) -> Response:
         return json_response(discovery.version_info())
@@ -178,12 +183,15 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
     # as kube-apiserver's handler chain: authentication, then the in-flight limits, then authorization
     cache = PolicyCache(registry) if config.authorization_mode == RBAC else None
     state.policy = cache
-    authorized = Authorizer(ApiFastPath(app), config.authorization_mode, cache, config.self_authorized)
+    sa_tokens = ServiceAccountTokens(state.issuer, registry)
+    tokens = TokenAuthenticator(config.authn.tokens, config.api_audiences, sa_tokens.authenticate)
+    authorized = Authorizer(Reviews(ApiFastPath(app), tokens, cache), config.authorization_mode, cache,
+                            config.self_authorized)
     state.as_user = authorized
     limited = RequestLimits(authorized, max_readonly=config.max_readonly, max_mutating=config.max_mutating,
                             max_watches=config.max_watches)
-    guarded = BrowserGuard(Authenticator(limited, config.authn, state.issuer.identity),
-                           AllowedHosts(config.listen_host), check_host=not config.authn.enabled)
+    authenticated = Authenticator(limited, config.authn, lambda t: sa_tokens.authenticate(t).user)
+    guarded = BrowserGuard(authenticated, AllowedHosts(config.listen_host), check_host=not config.authn.enabled)
     return RequestMetrics(guarded, state.metrics), state
 
 

@@ -49,6 +49,7 @@ from kubesched.server.apiserver.http.httpproto import READ_HEADER_TIMEOUT, liste
 from kubesched.server.apiserver.kubeconfig import write_kubeconfig
 from kubesched.server.apiserver.http.limits import DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES
 from kubesched.server.apiserver.registry.registry import Registry
+from kubesched.server.apiserver.registry.tokens import ISSUER
 from kubesched.server.apiserver.authn.tls import TlsFiles, ensure_certificates
 from kubesched.server.store import DEFAULT_HISTORY, Store
 
@@ -87,6 +88,7 @@ class ServeOptions:
     autoprovision_namespaces: bool = True
     header_timeout: float = READ_HEADER_TIMEOUT  # seconds a client has to send a request head
     authorization_mode: str = ALWAYS_ALLOW  # or RBAC: the bootstrap roles are created at start
+    api_audiences: tuple[str, ...] = ()  # --api-audiences; none: the service-account issuer
     extra_routes: list[BaseRoute] = field(default_factory=list)  # more endpoints (the web UI)
     self_authorized: Callable[[str], bool] | None = None  # their paths that authorize themselves
 
@@ -151,6 +153,7 @@ class ApiServer:
             authn=Authn(tokens=tokens, client_certs=self.tls is not None),
             max_readonly=opts.max_requests_inflight, max_mutating=opts.max_mutating_requests_inflight,
             max_watches=opts.max_watches, authorization_mode=opts.authorization_mode,
+            api_audiences=opts.api_audiences or (ISSUER,),
             extra_routes=opts.extra_routes, self_authorized=opts.self_authorized, listen_host=opts.host))
         connections = (opts.max_requests_inflight + opts.max_mutating_requests_inflight + opts.max_watches
                        + IDLE_CONNECTIONS)

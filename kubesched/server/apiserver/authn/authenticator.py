@@ -22,8 +22,9 @@ and every other request, ``/metrics`` included, without valid credentials gets 4
 a ``Status``. Without either, every request is anonymous (``system:anonymous``) and
 accepted: the server then listens on the loopback interface only, by default.
 
-Tokens the server issued through a ServiceAccount's ``token`` subresource (:mod:`.tokens`)
-are accepted too, until they expire, as the service account they name.
+Tokens the server issued through a ServiceAccount's ``token`` subresource are accepted
+too, as kube-apiserver accepts them (:mod:`.serviceaccount`: meant for the API server, not
+expired, their account and bound object still standing).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kubesched.server.apiserver.errors import unauthorized
@@ -57,6 +59,7 @@ class UserInfo:
     name: str
     uid: str = ""
     groups: tuple[str, ...] = ()
+    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (key, values), sorted by key
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"username": self.name}
@@ -64,6 +67,8 @@ class UserInfo:
             out["uid"] = self.uid
         if self.groups:
             out["groups"] = list(self.groups)
+        if self.extra:
+            out["extra"] = {k: list(v) for k, v in self.extra}
         return out
 
 
@@ -147,40 +152,47 @@ def peer_user(peercert: Mapping[str, object] | None) -> UserInfo | None:
 
 
 class Authenticator:
+    """``sa_user``: the user of a ServiceAccount token the server issued, or None (it reads
+    the store, so it runs off the event loop; :mod:`.serviceaccount`)."""
+
     def __init__(self, app: ASGIApp, authn: Authn,
-                 identity: Callable[[str], tuple[str, str, tuple[str, ...]] | None] | None = None) -> None:
+                 sa_user: Callable[[str], UserInfo | None] | None = None) -> None:
         self.app = app
         self.authn = authn
         self.tokens = tuple((t.encode(), u) for t, u in authn.tokens.items())
-        self.identity = identity  # service-account tokens the server issued (tokens.py)
+        self.sa_user = sa_user
 
-    def _user(self, scope: Scope) -> UserInfo | None:
+    def _user(self, scope: Scope) -> tuple[UserInfo | None, str]:
+        """The request's user from its certificate or a static token; else, for a bearer
+        token shaped as a JWT, the token (to be checked as a ServiceAccount's)."""
         if self.authn.client_certs:
             user = (scope.get("state") or {}).get(PEER_KEY)
             if user is not None:
-                return user  # type: ignore[no-any-return]
+                return user, ""
         for name, value in scope.get("headers") or ():
             if name == b"authorization":
                 scheme, _, token = value.partition(b" ")
                 if scheme.lower() != b"bearer":
-                    return None
+                    return None, ""
                 token = token.strip()
                 found = None
                 for t, user in self.tokens:  # compare with every token: no timing hint
                     if hmac.compare_digest(token, t):
                         found = user
-                if found is None and self.identity is not None and token.count(b".") == 2:
-                    ident = self.identity(token.decode("ascii", "replace"))
-                    if ident is not None:
-                        found = UserInfo(*ident)
-                return found
-        return None
+                if found is None and self.sa_user is not None and token.count(b".") == 2:
+                    return None, token.decode("ascii", "replace")
+                return found, ""
+        return None, ""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        user = self._user(scope) if self.authn.enabled else ANONYMOUS_USER
+        user: UserInfo | None = ANONYMOUS_USER
+        if self.authn.enabled:
+            user, jwt = self._user(scope)
+            if jwt and self.sa_user is not None:
+                user = await run_in_threadpool(self.sa_user, jwt)
         if user is None and not public_path(scope["path"]):
             await _respond(send, 401, dumps(unauthorized().status()).encode(),
                            [(b"www-authenticate", b'Bearer realm="kubesched"')])

@@ -6,5 +6,6 @@ Modules, innermost first: :mod:`.rbac` (rule matching and policy evaluation, pur
 alike), :mod:`.policy` (the roles and bindings read from the store, cached until one
 changes; the bootstrap roles), :mod:`.access` (a user's answers for routes that authorize
 themselves, the web UI's), :mod:`.middleware` (the ASGI layer that answers 403,
-SelfSubjectAccessReview and SelfSubjectRulesReview).
+SelfSubjectAccessReview and SelfSubjectRulesReview), :mod:`.reviews` (TokenReview and
+SubjectAccessReview, for servers that delegate to this one).
 """

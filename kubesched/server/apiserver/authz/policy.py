@@ -8,7 +8,9 @@ applies to the next request), so the common request costs no store read.
 :func:`ensure_bootstrap_policy` creates, when absent, the subset of upstream's bootstrap
 policy (``plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go``) a cluster needs to
 be usable: ``cluster-admin`` bound to ``system:masters``, ``system:discovery``,
-``system:basic-user`` (the self reviews) and ``system:public-info-viewer``. The
+``system:basic-user`` (the self reviews), ``system:public-info-viewer`` and, unbound,
+``system:auth-delegator`` (TokenReview and SubjectAccessReview, for servers that delegate
+to this one). The
 components ``serve`` runs inside (controllers, simulated nodes, the scheduler) use the
 registry directly or the kubeconfig's client certificate, whose group is
 ``system:masters``: RBAC never refuses them.
@@ -94,6 +96,10 @@ BOOTSTRAP_ROLES = (
          "verbs": ["create"]},
         {"apiGroups": ["authentication.k8s.io"], "resources": ["selfsubjectreviews"], "verbs": ["create"]}]),
     _role("system:public-info-viewer", [{"nonResourceURLs": _PUBLIC_INFO, "verbs": ["get"]}]),
+    # unbound: what a server that delegates authentication and authorization to this one needs
+    _role("system:auth-delegator", [
+        {"apiGroups": ["authentication.k8s.io"], "resources": ["tokenreviews"], "verbs": ["create"]},
+        {"apiGroups": ["authorization.k8s.io"], "resources": ["subjectaccessreviews"], "verbs": ["create"]}]),
 )
 BOOTSTRAP_BINDINGS = (
     _binding("cluster-admin", "cluster-admin", ["system:masters"]),
