@@ -1,0 +1,160 @@
+"""What would make a Pending pod schedule: the smallest changes, each verified by the scheduler.
+
+From the pod's blockers (:mod:`.blockers`), :mod:`.fixes_pod` and :mod:`.fixes_cluster`
+propose candidate changes, each with a ``check`` that asks the real scheduler (a
+:class:`~.whatif.WhatIf`) whether the pod then lands, and where. Only candidates whose check
+passes are offered (``verified: true``); nothing is estimated.
+
+What "smallest" means, the order fixes are offered in (:meth:`Fix.rank`):
+
+1. fewest other pods disturbed (preemption victims, pods moved, pods a scale-down deletes):
+   a fix that touches nobody else comes first;
+2. fewest objects added (a new node costs money);
+3. fewest fields changed;
+4. then pod changes before node changes before workload changes before cluster changes.
+
+Nothing previously scheduled becomes unschedulable unless the fix says so: pod changes
+and node changes (a taint removed, a node added) leave every bound pod where it is; the
+pods a fix disturbs are named in it, and moved pods are rescheduled by the scheduler in the
+same check (each must land).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubesched.api.objects import Pod
+from kubesched.explain.blockers import Blockers
+from kubesched.explain.whatif import Landing, WhatIf
+
+KINDS = ("tolerate-taint", "relax-node-selector", "relax-affinity", "relax-spread", "lower-request",
+         "raise-priority", "remove-taint", "move-pods", "scale-down", "add-node")
+SCOPES = ("pod", "node", "workload", "cluster")
+DEFAULT_LIMIT = 10
+Progress = Callable[[int, int, str], None]  # (candidates checked, candidates, kind)
+
+
+@dataclass
+class Fix:
+    """One change that makes the pod schedule. ``patch`` is what ``kubectl patch`` takes
+    (``patch_type`` ``json`` or ``merge``), or for ``move-pods`` the pods to delete."""
+
+    kind: str
+    target: str  # pod | node/NAME | workload/KIND/NS/NAME | cluster
+    patch: Any
+    why: str
+    patch_type: str = "json"
+    node: str | None = None  # where the pod lands once the fix is applied
+    disturbs: tuple[str, ...] = ()  # other pods evicted, moved or deleted
+    moves: dict[str, str] = field(default_factory=dict)  # moved pod -> the node it lands on
+    adds: int = 0  # objects added
+    fields: int = 1  # fields changed
+    command: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+    verified: bool = False
+
+    def rank(self) -> tuple[int, int, int, int, int, str]:
+        scope = SCOPES.index(self.target.split("/", 1)[0])
+        return (len(self.disturbs), self.adds, self.fields, scope, KINDS.index(self.kind), self.target)
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"kind": self.kind, "target": self.target, "patchType": self.patch_type,
+                               "patch": self.patch, "node": self.node, "verified": self.verified,
+                               "why": self.why}
+        if self.disturbs:
+            doc["disturbs"] = list(self.disturbs)
+        if self.moves:
+            doc["moves"] = dict(self.moves)
+        if self.command:
+            doc["command"] = self.command
+        doc.update(self.extra)
+        return doc
+
+
+Check = Callable[[WhatIf], "Fix | None"]
+
+
+@dataclass
+class Candidate:
+    """A proposed fix and how to verify it: ``check`` returns the verified fix, or None."""
+
+    fix: Fix
+    check: Check
+
+
+@dataclass
+class FixReport:
+    pod: str
+    blockers: Blockers
+    fixes: list[Fix] = field(default_factory=list)
+    candidates: int = 0
+    checked: int = 0
+    rejected: list[dict[str, Any]] = field(default_factory=list)  # candidates the scheduler refused
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pod": self.pod, "fixes": [f.to_json() for f in self.fixes],
+                "candidatesProposed": self.candidates, "candidatesChecked": self.checked,
+                "notEnough": self.rejected}
+
+
+def landed(fix: Fix, landing: Landing, why: str) -> Fix | None:
+    """``fix`` verified on ``landing`` (None when the pod did not land)."""
+    if landing.node is None:
+        return None
+    fix.node, fix.verified = landing.node, True
+    fix.why = why.format(node=landing.node)
+    return fix
+
+
+def find_fixes(world: WhatIf, pod: Pod, limit: int = DEFAULT_LIMIT,
+               progress: Progress | None = None) -> FixReport:
+    """The verified fixes of ``pod`` (at most ``limit``, smallest first; see the module
+    docstring). Candidates are checked cheapest first, and the search stops once ``limit``
+    fixes are verified, which bounds its cost."""
+    from kubesched.explain import fixes_cluster, fixes_pod
+
+    blockers = world.blockers(pod)
+    report = FixReport(pod.key, blockers)
+    if not blockers.nodes and blockers.fits:
+        return report  # it schedules as it is
+    cands: list[Candidate] = [*fixes_pod.candidates(world, pod, blockers),
+                              *fixes_cluster.candidates(world, pod, blockers)]
+    cands.sort(key=lambda c: c.fix.rank())
+    report.candidates = len(cands)
+    seen: set[str] = set()
+    for i, cand in enumerate(cands):
+        if len(report.fixes) >= limit:
+            break
+        if progress is not None:
+            progress(i, len(cands), cand.fix.kind)
+        key = repr((cand.fix.kind, cand.fix.target, cand.fix.patch))
+        if key in seen:
+            continue
+        seen.add(key)
+        report.checked += 1
+        fix = cand.check(world)
+        if fix is None:
+            report.rejected.append({"kind": cand.fix.kind, "target": cand.fix.target, "patch": cand.fix.patch})
+        else:
+            report.fixes.append(fix)
+    report.fixes.sort(key=Fix.rank)
+    return report
+
+
+def summary_line(fix: Fix) -> str:
+    """One line for a table: what changes, where the pod lands."""
+    lands = f" -> lands on {fix.node}" if fix.node else ""
+    return f"{fix.kind} {fix.target}{lands}"
+
+
+def spec_path(*parts: str | int) -> str:
+    """A JSON pointer, each part escaped (``/`` and ``~`` in label keys)."""
+    return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def pod_command(pod: Pod, patch: Sequence[dict[str, Any]]) -> str:
+    import json
+
+    return f"kubectl patch pod {pod.name} -n {pod.namespace} --type=json -p '{json.dumps(list(patch))}'"

@@ -1,0 +1,106 @@
+"""The scheduler answering "where would this pod land if ...?" for ``explain --fix``.
+
+:class:`SchedulerWhatIf` implements :class:`kubesched.explain.whatif.WhatIf` on a wired
+scheduler (the simulator's, after its run; or a live one, its lock held by the caller):
+
+- :meth:`~SchedulerWhatIf.try_pod` runs the real scheduling cycle (PreFilter, Filter,
+  Score, select host, Reserve then Unreserve; PostFilter only when preemption is asked,
+  and then only DefaultPreemption) for a pod that is not in the cache, without assuming,
+  binding, deleting victims or writing anything. The rotating start index, the RNG and the
+  explain flag are put back afterwards, so the scheduler's later decisions are unchanged.
+- :meth:`~SchedulerWhatIf.changed` applies temporary cache changes (nodes added or
+  replaced, pods removed or added) and undoes them on exit, in reverse order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from kubesched.api.objects import Node, Pod
+from kubesched.api.policy import PriorityClass
+from kubesched.explain.attempt import Attempt
+from kubesched.explain.blockers import Blockers, find_blockers
+from kubesched.explain.whatif import Landing
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.interface import PODS_TO_ACTIVATE, ClusterObjects
+from kubesched.framework.types import NodeInfo
+from kubesched.plugins import names
+from kubesched.scheduler.scheduler import Scheduler
+
+
+class SchedulerWhatIf:
+    def __init__(self, sched: Scheduler, priority_classes: Sequence[PriorityClass] = ()) -> None:
+        self.sched = sched
+        self.objects: ClusterObjects = sched.objects
+        self.priority_classes = tuple(priority_classes)
+        self.cycles = 0  # dry cycles run (progress, figures)
+
+    def node_infos(self) -> Sequence[NodeInfo]:
+        self.sched.cache.update_snapshot(self.sched.snapshot)
+        return self.sched.snapshot.table.infos
+
+    def blockers(self, pod: Pod) -> Blockers:
+        sched = self.sched
+        sched.cache.update_snapshot(sched.snapshot)
+        return find_blockers(sched.profiles[pod.scheduler_name], sched.snapshot.table, sched.objects, pod)
+
+    def try_pod(self, pod: Pod, *, preempt: bool = False) -> Landing:
+        sched = self.sched
+        fw = sched.profiles.get(pod.scheduler_name)
+        if fw is None:
+            return Landing(None, message=f"no profile {pod.scheduler_name!r}")
+        self.cycles += 1
+        sched.cache.update_snapshot(sched.snapshot)
+        post = fw.points["postFilter"]
+        saved: tuple[int, Any, bool] = (sched.next_start_node_index, sched.rng.getstate(), sched.explain)
+        sched.explain = False
+        fw.points["postFilter"] = [pl for pl in post if preempt and pl.name == names.DEFAULT_PREEMPTION]
+        try:
+            state = CycleState()
+            state.write(PODS_TO_ACTIVATE, {})
+            att = Attempt(profile=pod.scheduler_name)
+            chosen = sched._schedule_pod(fw, state, pod, att)
+            if chosen is not None:
+                assumed = pod.evolve(node_name=chosen)
+                st = fw.run_reserve(state, assumed, chosen)
+                fw.run_unreserve(state, assumed, chosen)
+                if not st.success:
+                    return Landing(None, message=f"{st.plugin}: {st.message}")
+        finally:
+            fw.points["postFilter"] = post
+            sched.next_start_node_index, explain = saved[0], saved[2]
+            sched.rng.setstate(saved[1])
+            sched.explain = explain
+        return Landing(chosen, att.nominated_node, tuple(att.victim_pods), att.message or "")
+
+    @contextmanager
+    def changed(self, *, add_nodes: Sequence[Node] = (), set_nodes: Sequence[Node] = (),
+                remove_pods: Sequence[Pod] = (), add_pods: Sequence[Pod] = ()) -> Iterator[None]:
+        cache = self.sched.cache
+        old_nodes = [cache.nodes[n.name].node for n in set_nodes if n.name in cache.nodes]
+        removed: list[Pod] = []
+        try:
+            for n in add_nodes:
+                cache.add_node(n)
+            for n in set_nodes:
+                cache.update_node(n)
+            for p in remove_pods:
+                cur = cache.get_pod(p.uid)
+                if cur is not None:
+                    cache.remove_pod(cur)
+                    removed.append(cur)
+            for p in add_pods:
+                cache.add_pod(p)
+            yield
+        finally:
+            for p in reversed(add_pods):
+                cache.remove_pod(p)
+            for p in removed:
+                cache.add_pod(p)
+            for old in old_nodes:
+                if old is not None:
+                    cache.update_node(old)
+            for n in add_nodes:
+                cache.remove_node(n)
