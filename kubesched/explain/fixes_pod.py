@@ -70,8 +70,8 @@ def tolerate_taint(pod: Pod, blockers: Blockers) -> list[Candidate]:
     for key in order[:PER_KIND]:
         tols = [{"key": k, "operator": "Equal", "value": v, "effect": e} if v else
                 {"key": k, "operator": "Exists", "effect": e} for k, v, e in key]
-        ops: Patch = ([{"op": "add", "path": "/spec/tolerations/-", "value": t} for t in tols]
-                      if _spec(pod).get("tolerations") else [{"op": "add", "path": "/spec/tolerations", "value": tols}])
+        # "add" of the whole list applies whether or not the stored pod has tolerations yet
+        ops: Patch = [{"op": "add", "path": "/spec/tolerations", "value": [*(_spec(pod).get("tolerations") or []), *tols]}]
         text = ", ".join(f"{k}={v}:{e}" if v else f"{k}:{e}" for k, v, e in key)
         nodes = sets[key]
         why = (f"tolerating {text} lifts the taint blocker on {len(nodes)} node(s) (e.g. {nodes[0]}); "
@@ -112,10 +112,8 @@ def _to_preferred(pod: Pod, section: str, term: Any) -> Patch | None:
     base = ("spec", "affinity", section)
     preferred = (aff.get(section) or {}).get("preferredDuringSchedulingIgnoredDuringExecution")
     weighted = {"weight": 100, "podAffinityTerm": term}
-    add: dict[str, Any] = ({"op": "add", "path": spec_path(*base, "preferredDuringSchedulingIgnoredDuringExecution", "-"),
-                            "value": weighted} if preferred else
-                           {"op": "add", "path": spec_path(*base, "preferredDuringSchedulingIgnoredDuringExecution"),
-                            "value": [weighted]})
+    add = {"op": "add", "path": spec_path(*base, "preferredDuringSchedulingIgnoredDuringExecution"),
+           "value": [*(preferred or []), weighted]}
     return [{"op": "remove", "path": spec_path(*base, "requiredDuringSchedulingIgnoredDuringExecution", i)}, add]
 
 
@@ -204,7 +202,7 @@ def _cut_ops(pod: Pod, short: dict[str, int]) -> Patch | None:
         i = max(range(len(amounts)), key=lambda j: amounts[j], default=None)
         if i is None or amounts[i] - d <= 0:
             return None
-        ops.append({"op": "replace", "path": spec_path("spec", "containers", i, "resources", "requests", r),
+        ops.append({"op": "add", "path": spec_path("spec", "containers", i, "resources", "requests", r),
                     "value": fmt_amount(r, amounts[i] - d)})
     return ops
 
@@ -214,13 +212,11 @@ def raise_priority(world: WhatIf, pod: Pod) -> list[Candidate]:
                       and pc.preemption_policy != "Never" and not pc.name.startswith("system-")),
                      key=lambda pc: (pc.value, pc.name))
     out = []
-    spec = _spec(pod)
     for pc in classes[:PER_KIND]:
-        ops: Patch = [{"op": "replace" if "priorityClassName" in spec else "add", "path": "/spec/priorityClassName",
-                       "value": pc.name},
-                      {"op": "replace" if "priority" in spec else "add", "path": "/spec/priority", "value": pc.value}]
+        ops: Patch = [{"op": "add", "path": "/spec/priorityClassName", "value": pc.name},
+                      {"op": "add", "path": "/spec/priority", "value": pc.value}]
         if pod.preemption_policy == "Never":
-            ops.append({"op": "replace", "path": "/spec/preemptionPolicy", "value": "PreemptLowerPriority"})
+            ops.append({"op": "add", "path": "/spec/preemptionPolicy", "value": "PreemptLowerPriority"})
         why = f"at priority {pc.value} (PriorityClass {pc.name}) the pod outranks what holds its place; it lands on {{node}}"
         out.append(_pod_fix(pod, "raise-priority", ops, why, fields=1, preempt=True))
     return out

@@ -1,0 +1,83 @@
+"""Every blocker of a Pending pod, with its evidence (``kubesched.explain.blockers``).
+
+Hand computations use upstream v1.34.1's Filter order of the default profile
+(``pkg/scheduler/apis/config/v1/default_plugins.go``: ... NodeResourcesFit, ...,
+PodTopologySpread, InterPodAffinity) and PodTopologySpread's skew
+(``podtopologyspread/filtering.go``: matches in the domain + self match - global min).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from kubesched.scheduler.whatif import SchedulerWhatIf
+from kubesched.explain.fixes import find_fixes
+from tests.explain.scenarios import ZONE, node, pod, simulate
+from tests.explain.test_fixes import _zones
+
+
+def _world(tmp_path: Path, objs: list, target: str):  # type: ignore[no-untyped-def]
+    sim = simulate(tmp_path, objs)
+    out = next(o for o in sim.results() if o.pod.name == target)
+    p = dataclasses.replace(sim.cluster.pods[out.pod.uid], nominated_node_name="")
+    return sim, out, p, SchedulerWhatIf(sim.sched, list(sim.cluster.priority_classes.values()))
+
+
+def test_spread_is_shown_beyond_upstreams_first_rejection(tmp_path: Path) -> None:
+    sim, out, p, world = _world(tmp_path, _zones(), "web-6")
+    b = world.blockers(p)
+    # a1: cpu full (2 of 2) -> NodeResourcesFit decides; the spread constraint also rejects
+    # it (zone-a: 2 + 1 - 1 = 2 > 1): upstream never says so.
+    a1 = b.nodes["a1"]
+    assert [x.plugin for x in a1] == ["NodeResourcesFit", "PodTopologySpread"]
+    assert a1[0].upstream and not a1[1].upstream
+    assert a1[0].evidence["resources"]["cpu"] == {
+        "requested": "1", "allocatable": "2", "used": "2", "free": "0", "short": "1",
+        "usedBy": [{"pod": "default/w1", "requested": "1", "priority": 0},
+                   {"pod": "default/w2", "requested": "1", "priority": 0}], "usedByCount": 2}
+    c = a1[1].evidence["constraints"][0]
+    assert (c["counts"], c["globalMin"], c["skew"], c["neededDomains"]) == (
+        {"zone-a": 2, "zone-b": 2, "zone-c": 1}, 1, 2, ["zone-c"])
+    # c1 (zone-c) is allowed by the spread (1 + 1 - 1 = 1) and only full
+    assert [x.plugin for x in b.nodes["c1"]] == ["NodeResourcesFit"]
+    # the decisive verdict per node is the one the recorded attempt shows
+    verdicts = out.attempts[-1].filter
+    assert all(verdicts[n]["plugin"] == bs[0].plugin for n, bs in b.nodes.items())
+    doc = b.to_json()
+    assert doc["rejectionsBeyondUpstream"] == 2 and doc["byPlugin"] == {"NodeResourcesFit": 3, "PodTopologySpread": 2}
+
+
+def test_taint_ports_and_anti_affinity_evidence(tmp_path: Path) -> None:
+    port = {"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "1"}},
+                            "ports": [{"containerPort": 80, "hostPort": 8080}]}]}
+    anti = {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}}
+    objs = [node("t", taints=[{"key": "k", "value": "v", "effect": "NoExecute"}]), node("h"),
+            pod("holder", on="h", labels={"app": "web"}, spec=port),
+            pod("new", labels={"app": "web"}, spec={**port, **anti})]
+    _, _, p, world = _world(tmp_path, objs, "new")
+    b = world.blockers(p)
+    assert b.nodes["t"][0].evidence == {"untoleratedTaints": [{"key": "k", "value": "v", "effect": "NoExecute"}]}
+    h = {x.plugin: x for x in b.nodes["h"]}
+    assert h["NodePorts"].evidence["portsInUse"] == [
+        {"port": 8080, "protocol": "TCP", "hostIP": "0.0.0.0", "usedBy": "default/holder"}]
+    assert h["InterPodAffinity"].evidence["antiAffinityTerms"][0]["matchingPods"] == ["default/holder"]
+    assert h["NodePorts"].upstream and not h["InterPodAffinity"].upstream
+
+
+def test_questions_change_no_decision(tmp_path: Path) -> None:
+    """The search leaves the scheduler as it found it: cache, start index, random state."""
+    objs = _zones() + [node("d1", cpu="1", labels={ZONE: "zone-d"}, taints=[{"key": "x", "value": "y",
+                                                                              "effect": "NoSchedule"}])]
+    sim, _, p, world = _world(tmp_path, objs, "web-6")
+
+    def state() -> tuple:
+        return (sim.sched.next_start_node_index, sim.sched.rng.getstate(),
+                {n: sorted(q.key for q in ni.pods) for n, ni in sim.cache.nodes.items()},
+                sorted(sim.cache.nodes), {n: ni.node.taints for n, ni in sim.cache.nodes.items() if ni.node})
+
+    before = state()
+    report = find_fixes(world, p)
+    assert report.checked > 0 and world.cycles > 0
+    assert state() == before
