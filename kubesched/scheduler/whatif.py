@@ -34,7 +34,7 @@ class SchedulerWhatIf:
     def __init__(self, sched: Scheduler, priority_classes: Sequence[PriorityClass] = ()) -> None:
         self.sched = sched
         self.objects: ClusterObjects = sched.objects
-        self.priority_classes = tuple(priority_classes)
+        self.priority_classes: Sequence[PriorityClass] = tuple(priority_classes)
         self.cycles = 0  # dry cycles run (progress, figures)
 
     def node_infos(self) -> Sequence[NodeInfo]:
