@@ -231,35 +231,52 @@ def scale_down(world: WhatIf, pod: Pod, blockers: Blockers) -> list[Candidate]:
     (anti-)affinity or spread block, by the fewest replicas (1 to 3) that lets the pod land."""
     own = _workload(world, pod)
     infos = {ni.name: ni for ni in world.node_infos()}
-    members: dict[tuple[str, str], list[Pod]] = {}
     helpful: set[tuple[str, str]] = set()
-    for ni in infos.values():
+    for n, bs in blockers.nodes.items():
+        if {b.plugin for b in bs} <= SCALE_BLOCKERS:
+            for p in infos[n].pods:
+                ref = controller_of(p.raw)
+                if ref is not None:
+                    helpful.add((p.namespace, ref.name))
+    members: dict[tuple[str, str], list[Pod]] = {}
+    for ni in infos.values() if helpful else ():
         for p in ni.pods:
+            ref = controller_of(p.raw)
+            if ref is None or (p.namespace, ref.name) not in helpful:
+                continue
             w = _workload(world, p)
             if w is None or (own is not None and w[:2] == own[:2] and p.namespace == pod.namespace):
                 continue
             members.setdefault((p.namespace, f"{w[0]}/{w[1]}"), []).append(p)
-            bs = blockers.nodes.get(ni.name)
-            if bs and {b.plugin for b in bs} <= SCALE_BLOCKERS:
-                helpful.add((p.namespace, f"{w[0]}/{w[1]}"))
     out = []
-    for ns, kindname in sorted(helpful, key=lambda k: (len(members[k]), k))[:PER_KIND]:
+    for ns, kindname in sorted(members, key=lambda k: (len(members[k]), k))[:PER_KIND]:
         pods = members[(ns, kindname)]
         kind, name = kindname.split("/", 1)
         first = pods[0]
         w = _workload(world, first)
         replicas = _replicas(w[2] if w else None, len(pods))
-        order = _deletion_order(pods)
+        fix = Fix("scale-down", f"workload/{kind}/{ns}/{name}", {"spec": {"replicas": replicas - 1}}, "",
+                  patch_type="merge", fields=1)
+        out.append(Candidate(fix, _scale_check(fix, pod, _deletion_order(pods), replicas, kind, name, ns)))
+    return out
+
+
+def _scale_check(fix: Fix, pod: Pod, order: list[Pod], replicas: int, kind: str, name: str, ns: str) -> Any:
+    """The fewest replicas removed (1 to 3) after which the pod lands."""
+    def check(world: WhatIf) -> Fix | None:
         for k in range(1, min(3, replicas) + 1):
             victims = order[:k]
-            patch = {"spec": {"replicas": replicas - k}}
-            fix = Fix("scale-down", f"workload/{kind}/{ns}/{name}", patch,
-                      f"with {replicas - k} replica(s) instead of {replicas}, the controller deletes "
-                      f"{', '.join(p.key for p in victims)}; the scheduler then places the pod on {{node}}",
-                      patch_type="merge", disturbs=tuple(p.key for p in victims), fields=1,
-                      command=f"kubectl scale {kind.lower()} {name} -n {ns} --replicas={replicas - k}")
-            out.append(Candidate(fix, _removal_check(fix, pod, victims)))
-    return out
+            with world.changed(remove_pods=victims):
+                landing = world.try_pod(pod)
+            if landing.node is None:
+                continue
+            fix.patch = {"spec": {"replicas": replicas - k}}
+            fix.disturbs = tuple(p.key for p in victims)
+            fix.command = f"kubectl scale {kind.lower()} {name} -n {ns} --replicas={replicas - k}"
+            return landed(fix, landing, f"with {replicas - k} replica(s) instead of {replicas}, the controller "
+                          f"deletes {', '.join(fix.disturbs)}; the scheduler then places the pod on {{node}}")
+        return None
+    return check
 
 
 def _replicas(raw: dict[str, Any] | None, count: int) -> int:
@@ -275,13 +292,6 @@ def _deletion_order(pods: list[Pod]) -> list[Pod]:
     for p in pods:
         per_node[p.node_name] = per_node.get(p.node_name, 0) + 1
     return sorted(pods, key=lambda p: (-per_node[p.node_name], -p.seq, p.key))
-
-
-def _removal_check(fix: Fix, pod: Pod, removed: list[Pod]) -> Any:
-    def check(world: WhatIf) -> Fix | None:
-        with world.changed(remove_pods=removed):
-            return landed(fix, world.try_pod(pod), fix.why)
-    return check
 
 
 def candidates(world: WhatIf, pod: Pod, blockers: Blockers) -> list[Candidate]:

@@ -163,3 +163,36 @@ def test_ranked_by_how_little_they_change(tmp_path: Path) -> None:
     kinds = [f.kind for f in report.fixes]
     assert kinds.index("tolerate-taint") < kinds.index("raise-priority")
     _check_all(tmp_path, objs, report, "p")
+
+
+def test_move_pods(tmp_path: Path) -> None:
+    # a and b: 4 cpu with a 2-cpu pod each; c: 2 cpu, empty. The pod asks 3: no node has
+    # it free. Moving the one pod off a (or b) frees 4 there; the moved pod (2 cpu) fits on
+    # c or on the other 4-cpu node.
+    objs = [node("a"), node("b"), node("c", cpu="2"), pod("x", cpu="2", on="a"), pod("y", cpu="2", on="b"),
+            pod("p", cpu="3")]
+    _, report = search(tmp_path, objs, "p")
+    moves = [f for f in report.fixes if f.kind == "move-pods"]
+    assert moves, report.to_json()
+    for f in moves:
+        assert len(f.disturbs) == 1 and f.node == f.target.split("/", 1)[1]
+        assert set(f.moves) == set(f.disturbs) and all(n != f.node for n in f.moves.values())
+    _check_all(tmp_path, objs, report, "p")
+
+
+def test_scale_down(tmp_path: Path) -> None:
+    # ReplicaSet web (2 replicas, 2 cpu each) fills nodes a and b (2 cpu each). Scaled to 1,
+    # the controller deletes one pod per node... both nodes hold one: the newest goes (w2,
+    # on b), and the pending pod lands on b.
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web", "namespace": "default"},
+          "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                   "template": {"metadata": {"labels": {"app": "web"}}}}}
+    owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "rs-web", "controller": True}
+    objs = [rs, node("a", cpu="2"), node("b", cpu="2"),
+            pod("w1", cpu="2", on="a", labels={"app": "web"}, owner=owner),
+            pod("w2", cpu="2", on="b", labels={"app": "web"}, owner=owner), pod("p", cpu="2")]
+    _, report = search(tmp_path, objs, "p")
+    sd = next(f for f in report.fixes if f.kind == "scale-down")
+    assert sd.target == "workload/ReplicaSet/default/web" and sd.patch == {"spec": {"replicas": 1}}
+    assert sd.disturbs == ("default/w2",) and sd.node == "b"
+    _check_all(tmp_path, objs, report, "p")
