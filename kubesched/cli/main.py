@@ -94,6 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = {0: logging.WARNING, 1: logging.INFO}.get(args.verbose, logging.DEBUG)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     try:
+        if args.command == "explain" and args.fix_limit < 1:
+            raise KubeschedError(f"explain --fix-limit: must be at least 1, got {args.fix_limit}")
         if args.command == "explain" and (args.kubeconfig or args.scheduler_url):
             from kubesched.cli import explain_remote
 

@@ -93,8 +93,6 @@ def _add_result_annotations(sim: Simulation, pods: list[dict[str, Any]]) -> None
 def explain(args: argparse.Namespace) -> int:
     ns, _, name = args.pod.rpartition("/")
     ns = ns or "default"
-    if args.fix_limit < 1:
-        raise KubeschedError(f"explain --fix-limit: must be at least 1, got {args.fix_limit}")
     sim = _simulate(args, explain=True)
     for out in sim.results():
         if out.pod.namespace == ns and out.pod.name == name:
