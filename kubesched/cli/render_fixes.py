@@ -74,6 +74,8 @@ def evidence_text(plugin: str, ev: dict[str, Any]) -> str:
         return _affinity(ev)
     if plugin == "NodeAffinity":
         return _node_affinity(ev)
+    if ev.get("unschedulable"):
+        return "node is cordoned (spec.unschedulable)"
     if "portsInUse" in ev:
         return "; ".join(f"port {p['port']}/{p['protocol']} used by {p['usedBy']}" for p in ev["portsInUse"])
     return json.dumps(ev, sort_keys=True)
@@ -89,7 +91,7 @@ def print_blockers(con: Console, doc: dict[str, Any]) -> None:
         t.add_column(col, overflow="fold")
     for name, bs in list(nodes.items())[:NODES_SHOWN]:
         for i, b in enumerate(bs):
-            t.add_row(escape(name) if i == 0 else "", b["plugin"], "" if b.get("beyondUpstream") else "decides",
+            t.add_row(escape(name) if i == 0 else "", b["plugin"], "beyond" if b.get("beyondUpstream") else "decides",
                       escape(evidence_text(b["plugin"], b.get("evidence") or {}) or "; ".join(b["reasons"])))
     con.print(t)
     if len(nodes) > NODES_SHOWN:

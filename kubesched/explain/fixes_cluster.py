@@ -109,11 +109,19 @@ def add_node(world: WhatIf, pod: Pod, blockers: Blockers) -> list[Candidate]:
         shape = {r: v for r, v in (template.raw.get("status") or {}).get("allocatable", {}).items()}
         fix = Fix("add-node", "cluster", raw, f"one more node like {template.name} (a group of {size}) gives the "
                   "pod room; the scheduler places it on {node}", patch_type="create", adds=1,
-                  command=f"create a node like {template.name}", extra={"nodeGroup": template.name, "shape": shape})
+                  command=_describe(template, shape), extra={"nodeGroup": template.name, "shape": shape})
         out.append(Candidate(fix, _node_check(fix, pod, template, raw, add=True)))
         if len(out) >= PER_KIND:
             break
     return out
+
+
+def _describe(template: Node, shape: dict[str, Any]) -> str:
+    labels = ", ".join(f"{k}={v}" for k, v in sorted(template.labels.items())
+                       if k != HOSTNAME and v != template.name)
+    taints = ", ".join(t.to_string() for t in template.taints)
+    return (f"add a node like {template.name}: " + ", ".join(f"{r} {v}" for r, v in sorted(shape.items()))
+            + (f"; labels {labels}" if labels else "") + (f"; taints {taints}" if taints else ""))
 
 
 def _node_like(template: Node, name: str) -> dict[str, Any]:
