@@ -82,6 +82,7 @@ class Candidate:
 
     fix: Fix
     check: Check
+    group: str = ""  # alternatives: once one of a group is verified, the others are not checked
 
 
 @dataclass
@@ -124,13 +125,14 @@ def find_fixes(world: WhatIf, pod: Pod, limit: int = DEFAULT_LIMIT,
     cands.sort(key=lambda c: c.fix.rank())
     report.candidates = len(cands)
     seen: set[str] = set()
+    done: set[str] = set()  # groups with a verified fix
     for i, cand in enumerate(cands):
         if len(report.fixes) >= limit:
             break
         if progress is not None:
             progress(i, len(cands), cand.fix.kind)
         key = repr((cand.fix.kind, cand.fix.target, cand.fix.patch))
-        if key in seen:
+        if key in seen or (cand.group and cand.group in done):
             continue
         seen.add(key)
         report.checked += 1
@@ -139,6 +141,8 @@ def find_fixes(world: WhatIf, pod: Pod, limit: int = DEFAULT_LIMIT,
             report.rejected.append({"kind": cand.fix.kind, "target": cand.fix.target, "patch": cand.fix.patch})
         else:
             report.fixes.append(fix)
+            if cand.group:
+                done.add(cand.group)
     report.fixes.sort(key=Fix.rank)
     return report
 

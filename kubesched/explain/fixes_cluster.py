@@ -26,6 +26,7 @@ from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
 
 PER_KIND = 3
+PRESELECT = 20  # nodes looked at for move-pods: those lacking least for the pod
 HOSTNAME = "kubernetes.io/hostname"
 MIRROR = "kubernetes.io/config.mirror"
 MOVABLE_BLOCKERS = {names.NODE_RESOURCES_FIT, names.NODE_PORTS}
@@ -58,7 +59,7 @@ def remove_taint(world: WhatIf, pod: Pod, blockers: Blockers) -> list[Candidate]
         fix = Fix("remove-taint", f"node/{n}", patch,
                   f"{n} is rejected only for its taint {text}; without it the scheduler places the pod on {{node}}",
                   fields=len(drop), command=f"kubectl patch node {n} --type=json -p '{json.dumps(patch)}'")
-        out.append(Candidate(fix, _node_check(fix, pod, node, raw)))
+        out.append(Candidate(fix, _node_check(fix, pod, node, raw), group="remove-taint"))
     return out
 
 
@@ -110,7 +111,7 @@ def add_node(world: WhatIf, pod: Pod, blockers: Blockers) -> list[Candidate]:
         fix = Fix("add-node", "cluster", raw, f"one more node like {template.name} (a group of {size}) gives the "
                   "pod room; the scheduler places it on {node}", patch_type="create", adds=1,
                   command=_describe(template, shape), extra={"nodeGroup": template.name, "shape": shape})
-        out.append(Candidate(fix, _node_check(fix, pod, template, raw, add=True)))
+        out.append(Candidate(fix, _node_check(fix, pod, template, raw, add=True), group="add-node"))
         if len(out) >= PER_KIND:
             break
     return out
@@ -153,10 +154,9 @@ def move_pods(world: WhatIf, pod: Pod, blockers: Blockers) -> list[Candidate]:
     (largest first), which the scheduler must place elsewhere."""
     infos = {ni.name: ni for ni in world.node_infos()}
     plans: list[tuple[int, str, list[Pod]]] = []
-    for n, bs in blockers.nodes.items():
-        if not {b.plugin for b in bs} <= MOVABLE_BLOCKERS:
-            continue
-        chosen = _pods_to_move(world, pod, infos[n], {b.plugin for b in bs})
+    movable = [n for n, bs in blockers.nodes.items() if {b.plugin for b in bs} <= MOVABLE_BLOCKERS]
+    for n in sorted(movable, key=lambda n: (_shortfall(pod, infos[n]), n))[:PRESELECT]:
+        chosen = _pods_to_move(world, pod, infos[n], {b.plugin for b in blockers.nodes[n]})
         if chosen:
             plans.append((len(chosen), n, chosen))
     out = []
@@ -166,8 +166,14 @@ def move_pods(world: WhatIf, pod: Pod, blockers: Blockers) -> list[Candidate]:
                   f"moving {', '.join(keys)} off {n} frees what the pod needs there; the scheduler places the pod "
                   "on {node} and the moved pods elsewhere", patch_type="delete", disturbs=tuple(keys),
                   fields=len(keys), command="; ".join(f"kubectl delete pod -n {p.namespace} {p.name}" for p in chosen))
-        out.append(Candidate(fix, _move_check(fix, pod, chosen)))
+        out.append(Candidate(fix, _move_check(fix, pod, chosen), group="move-pods"))
     return out
+
+
+def _shortfall(pod: Pod, ni: NodeInfo) -> float:
+    """How much the node lacks for the pod, as a share of the pod's requests (0: only ports)."""
+    return sum(max(0, q - (ni.allocatable.get(r, 0) - ni.requested.get(r, 0))) / q
+               for r, q in pod.requests.items() if r != PODS and q > 0)
 
 
 def _pods_to_move(world: WhatIf, pod: Pod, ni: NodeInfo, plugins: set[str]) -> list[Pod]:

@@ -189,7 +189,9 @@ def lower_request(world: WhatIf, pod: Pod, blockers: Blockers) -> list[Candidate
         seen.add(key)
         text = ", ".join(f"{r} by {fmt_amount(r, d)} (to {fmt_amount(r, pod.requests[r] - d)})" for r, d in short.items())
         why = f"requesting less {text} fits what is free on {n}; the scheduler then places the pod on {{node}}"
-        out.append(_pod_fix(pod, "lower-request", ops, why, fields=len(short)))
+        cand = _pod_fix(pod, "lower-request", ops, why, fields=len(short))
+        cand.group = "lower-request"  # the smallest cut that works is enough
+        out.append(cand)
         if len(out) >= PER_KIND:
             break
     return out

@@ -18,6 +18,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+
 from kubesched.api.objects import Node, Pod
 from kubesched.api.policy import PriorityClass
 from kubesched.explain.attempt import Attempt
@@ -25,6 +27,7 @@ from kubesched.explain.blockers import Blockers, find_blockers
 from kubesched.explain.whatif import Landing
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import PODS_TO_ACTIVATE, ClusterObjects
+from kubesched.framework.runtime.framework import Framework
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
 from kubesched.scheduler.scheduler import Scheduler
@@ -53,26 +56,50 @@ class SchedulerWhatIf:
             return Landing(None, message=f"no profile {pod.scheduler_name!r}")
         self.cycles += 1
         sched.cache.update_snapshot(sched.snapshot)
-        post = fw.points["postFilter"]
+        post, observer, evaluations = fw.points["postFilter"], fw.observer, dict(fw.evaluations)
         saved: tuple[int, Any, bool] = (sched.next_start_node_index, sched.rng.getstate(), sched.explain)
-        sched.explain = False
+        sched.explain, fw.observer = False, None  # nothing of a dry cycle reaches the metrics
         fw.points["postFilter"] = [pl for pl in post if preempt and pl.name == names.DEFAULT_PREEMPTION]
         try:
-            state = CycleState()
-            state.write(PODS_TO_ACTIVATE, {})
-            att = Attempt(profile=pod.scheduler_name)
-            chosen = sched._schedule_pod(fw, state, pod, att)
-            if chosen is not None:
-                assumed = pod.evolve(node_name=chosen)
-                st = fw.run_reserve(state, assumed, chosen)
-                fw.run_unreserve(state, assumed, chosen)
-                if not st.success:
-                    return Landing(None, message=f"{st.plugin}: {st.message}")
+            if not preempt and not self._any_feasible(fw, pod):
+                return Landing(None, message="no node passes every Filter")
+            return self._cycle(fw, pod)
         finally:
-            fw.points["postFilter"] = post
+            fw.points["postFilter"], fw.observer = post, observer
+            fw.evaluations.clear()
+            fw.evaluations.update(evaluations)
             sched.next_start_node_index, explain = saved[0], saved[2]
             sched.rng.setstate(saved[1])
             sched.explain = explain
+
+    def _any_feasible(self, fw: Framework, pod: Pod) -> bool:
+        """PreFilter and Filter only: does any node pass? (A failed cycle's FitError message
+        asks every rejecting plugin for its reasons, which the search does not need.)"""
+        snap = self.sched.snapshot
+        table = snap.table
+        state = CycleState()
+        state.write(PODS_TO_ACTIVATE, {})
+        pre, st, _ = fw.run_pre_filter(state, pod, snap.node_infos)
+        if not st.success:
+            return not st.rejected  # an error: the full cycle reports it
+        idx = table.all
+        if pre is not None and pre.node_names is not None:
+            idx = np.array(sorted(table.index[n] for n in pre.node_names if n in table.index), np.intp)
+        out = fw.filter_nodes(state, pod, table, idx)
+        return out.error is not None or out.feasible.size > 0
+
+    def _cycle(self, fw: Framework, pod: Pod) -> Landing:
+        """The scheduling cycle up to Reserve (undone by Unreserve): where the pod lands."""
+        state = CycleState()
+        state.write(PODS_TO_ACTIVATE, {})
+        att = Attempt(profile=pod.scheduler_name)
+        chosen = self.sched._schedule_pod(fw, state, pod, att)
+        if chosen is not None:
+            assumed = pod.evolve(node_name=chosen)
+            st = fw.run_reserve(state, assumed, chosen)
+            fw.run_unreserve(state, assumed, chosen)
+            if not st.success:
+                return Landing(None, message=f"{st.plugin}: {st.message}")
         return Landing(chosen, att.nominated_node, tuple(att.victim_pods), att.message or "")
 
     @contextmanager
