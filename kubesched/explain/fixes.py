@@ -51,13 +51,15 @@ class Fix:
     moves: dict[str, str] = field(default_factory=dict)  # moved pod -> the node it lands on
     adds: int = 0  # objects added
     fields: int = 1  # fields changed
+    least_disturbed: int = 0  # a lower bound of the pods disturbed, known before the check
     command: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
     verified: bool = False
 
     def rank(self) -> tuple[int, int, int, int, int, str]:
         scope = SCOPES.index(self.target.split("/", 1)[0])
-        return (len(self.disturbs), self.adds, self.fields, scope, KINDS.index(self.kind), self.target)
+        disturbed = len(self.disturbs) if self.verified else max(len(self.disturbs), self.least_disturbed)
+        return (disturbed, self.adds, self.fields, scope, KINDS.index(self.kind), self.target)
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"kind": self.kind, "target": self.target, "patchType": self.patch_type,
@@ -112,8 +114,9 @@ def landed(fix: Fix, landing: Landing, why: str) -> Fix | None:
 def find_fixes(world: WhatIf, pod: Pod, limit: int = DEFAULT_LIMIT,
                progress: Progress | None = None) -> FixReport:
     """The verified fixes of ``pod`` (at most ``limit``, smallest first; see the module
-    docstring). Candidates are checked cheapest first, and the search stops once ``limit``
-    fixes are verified, which bounds its cost."""
+    docstring). Candidates are checked in the order of their rank as proposed (a check can
+    only make a fix rank lower, by the pods it turns out to disturb), and the search stops once
+    ``limit`` verified fixes rank before every candidate left, which bounds its cost."""
     from kubesched.explain import fixes_cluster, fixes_pod
 
     blockers = world.blockers(pod)
@@ -127,8 +130,9 @@ def find_fixes(world: WhatIf, pod: Pod, limit: int = DEFAULT_LIMIT,
     seen: set[str] = set()
     done: set[str] = set()  # groups with a verified fix
     for i, cand in enumerate(cands):
-        if len(report.fixes) >= limit:
-            break
+        if len(report.fixes) >= limit and cand.fix.rank() >= sorted(f.rank() for f in report.fixes)[limit - 1]:
+            break  # a check can only rank a fix lower than proposed: nothing left can enter the best
+
         if progress is not None:
             progress(i, len(cands), cand.fix.kind)
         key = repr((cand.fix.kind, cand.fix.target, cand.fix.patch))
@@ -144,6 +148,7 @@ def find_fixes(world: WhatIf, pod: Pod, limit: int = DEFAULT_LIMIT,
             if cand.group:
                 done.add(cand.group)
     report.fixes.sort(key=Fix.rank)
+    del report.fixes[limit:]
     return report
 
 

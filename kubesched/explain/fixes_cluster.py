@@ -270,7 +270,7 @@ def scale_down(world: WhatIf, pod: Pod, blockers: Blockers) -> list[Candidate]:
         w = _workload(world, first)
         replicas = _replicas(w[2] if w else None, len(pods))
         fix = Fix("scale-down", f"workload/{kind}/{ns}/{name}", {"spec": {"replicas": replicas - 1}}, "",
-                  patch_type="merge", fields=1)
+                  patch_type="merge", fields=1, least_disturbed=1)
         out.append(Candidate(fix, _scale_check(fix, pod, _deletion_order(pods), replicas, kind, name, ns)))
     return out
 
