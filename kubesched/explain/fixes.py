@@ -13,6 +13,10 @@ What "smallest" means, the order fixes are offered in (:meth:`Fix.rank`):
 3. fewest fields changed;
 4. then pod changes before node changes before workload changes before cluster changes.
 
+A fix must hold with the queue as it is: in every check, the pending pods the queue pops
+before this one (higher priority, then earlier) are tried first on the changed cluster, and
+the pod must still land after those that fit there took their room.
+
 Nothing previously scheduled becomes unschedulable unless the fix says so: pod changes
 and node changes (a taint removed, a node added) leave every bound pod where it is; the
 pods a fix disturbs are named in it, and moved pods are rescheduled by the scheduler in the
@@ -22,17 +26,19 @@ same check (each must land).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
 from kubesched.api.objects import Pod
 from kubesched.explain.blockers import Blockers
-from kubesched.explain.whatif import Landing, WhatIf
+from kubesched.explain.whatif import Landing, WhatIf, bound
 
 KINDS = ("tolerate-taint", "relax-node-selector", "relax-affinity", "relax-spread", "lower-request",
          "raise-priority", "remove-taint", "move-pods", "scale-down", "add-node")
 SCOPES = ("pod", "node", "workload", "cluster")
 DEFAULT_LIMIT = 10
+MAX_AHEAD = 100  # pending pods ahead in the queue that a check lets go first
 Progress = Callable[[int, int, str], None]  # (candidates checked, candidates, kind)
 
 
@@ -100,6 +106,33 @@ class FixReport:
         return {"pod": self.pod, "fixes": [f.to_json() for f in self.fixes],
                 "candidatesProposed": self.candidates, "candidatesChecked": self.checked,
                 "notEnough": self.rejected}
+
+
+def ahead_of(world: WhatIf, pod: Pod) -> list[Pod]:
+    """The pending pods the queue pops before ``pod`` (PrioritySort: higher priority first,
+    then arrival), nearest first, at most :data:`MAX_AHEAD`."""
+    ahead = [p for p in world.pending() if p.uid != pod.uid and (-p.priority, p.seq) < (-pod.priority, pod.seq)]
+    ahead.sort(key=lambda p: (-p.priority, p.seq))
+    return ahead[:MAX_AHEAD]
+
+
+def land(world: WhatIf, pod: Pod) -> Landing:
+    """Where ``pod`` lands on the world as it is now, once the pending pods ahead of it in
+    the queue have had their turn (a change may let one of them take the room first)."""
+    first = world.try_pod(pod)
+    if first.node is None:
+        return first
+    with ExitStack() as stack:
+        took = []
+        for other in ahead_of(world, pod):
+            where = world.try_pod(other)
+            if where.node is not None:
+                stack.enter_context(world.changed(add_pods=[bound(other, where.node)]))
+                took.append(other.key)
+        if not took:
+            return first
+        again = world.try_pod(pod)
+    return Landing(again.node, message=f"after {', '.join(took)}, ahead in the queue, were placed")
 
 
 def landed(fix: Fix, landing: Landing, why: str) -> Fix | None:

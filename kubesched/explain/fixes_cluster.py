@@ -20,7 +20,7 @@ from kubesched.api.objects import Node, Pod
 from kubesched.api.resources import CPU, MEMORY, PODS
 from kubesched.api.workloads import controller_of
 from kubesched.explain.blockers import Blockers
-from kubesched.explain.fixes import Candidate, Fix, landed
+from kubesched.explain.fixes import Candidate, Fix, land, landed
 from kubesched.explain.whatif import WhatIf, bound, unbound
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
@@ -69,7 +69,7 @@ def _node_check(fix: Fix, pod: Pod, node: Node, raw: dict[str, Any], add: bool =
         if new is None:
             return None
         with world.changed(add_nodes=[new] if add else (), set_nodes=() if add else [new]):
-            return landed(fix, world.try_pod(pod), fix.why)
+            return landed(fix, land(world, pod), fix.why)
     return check
 
 
@@ -140,8 +140,10 @@ def _node_like(template: Node, name: str) -> dict[str, Any]:
     return raw
 
 
-def _movable(world: WhatIf, p: Pod) -> bool:
-    if p.owner_kind == "DaemonSet" or MIRROR in p.annotations:
+def _movable(world: WhatIf, pod: Pod, p: Pod) -> bool:
+    """A pod that may be moved for ``pod``: not above its priority (its replacement would be
+    scheduled first and take the room back), not a DaemonSet's or static pod, no PDB at 0."""
+    if p.priority > pod.priority or p.owner_kind == "DaemonSet" or MIRROR in p.annotations:
         return False
     for pdb in world.objects.pdbs():
         if pdb.namespace == p.namespace and pdb.selector.matches(p.labels) and pdb.disruptions_allowed == 0:
@@ -177,7 +179,7 @@ def _shortfall(pod: Pod, ni: NodeInfo) -> float:
 
 
 def _pods_to_move(world: WhatIf, pod: Pod, ni: NodeInfo, plugins: set[str]) -> list[Pod]:
-    movable = [p for p in ni.pods if _movable(world, p)]
+    movable = [p for p in ni.pods if _movable(world, pod, p)]
     if names.NODE_PORTS in plugins:
         wanted = {(hp.host_port, hp.protocol) for hp in pod.host_ports}
         movable = [p for p in movable if any((hp.host_port, hp.protocol) in wanted for hp in p.host_ports)] or movable
@@ -209,7 +211,7 @@ def _move_check(fix: Fix, pod: Pod, moved: list[Pod]) -> Any:
     def check(world: WhatIf) -> Fix | None:
         with ExitStack() as stack:
             stack.enter_context(world.changed(remove_pods=moved))
-            landing = world.try_pod(pod)
+            landing = land(world, pod)
             if landing.node is None:
                 return None
             stack.enter_context(world.changed(add_pods=[bound(pod, landing.node)]))
@@ -281,7 +283,7 @@ def _scale_check(fix: Fix, pod: Pod, order: list[Pod], replicas: int, kind: str,
         for k in range(1, min(3, replicas) + 1):
             victims = order[:k]
             with world.changed(remove_pods=victims):
-                landing = world.try_pod(pod)
+                landing = land(world, pod)
             if landing.node is None:
                 continue
             fix.patch = {"spec": {"replicas": replicas - k}}

@@ -17,7 +17,7 @@ from kubesched.api.objects import Pod
 from kubesched.api.resources import PODS, to_resource
 from kubesched.explain.blockers import Blockers
 from kubesched.explain.evidence import fmt_amount
-from kubesched.explain.fixes import Candidate, Fix, landed, pod_command, spec_path
+from kubesched.explain.fixes import Candidate, Fix, land, landed, pod_command, spec_path
 from kubesched.explain.whatif import Patch, WhatIf, patched_pod
 from kubesched.plugins import names
 
@@ -33,14 +33,14 @@ def _pod_fix(pod: Pod, kind: str, ops: Patch, why: str, fields: int = 1, preempt
         if new is None:
             return None
         if not preempt:
-            return landed(fix, world.try_pod(new), why)
+            return landed(fix, land(world, new), why)
         first = world.try_pod(new, preempt=True)
         if first.node is not None:
             return landed(fix, first, why + " (no preemption needed)")
         if first.nominated is None:
             return None
         with world.changed(remove_pods=first.victims):
-            again = world.try_pod(new)
+            again = land(world, new)
         if again.node is None:
             return None
         fix.disturbs = tuple(sorted(v.key for v in first.victims))

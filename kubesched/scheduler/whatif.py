@@ -14,6 +14,7 @@ scheduler (the simulator's, after its run; or a live one, its lock held by the c
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -43,6 +44,14 @@ class SchedulerWhatIf:
     def node_infos(self) -> Sequence[NodeInfo]:
         self.sched.cache.update_snapshot(self.sched.snapshot)
         return self.sched.snapshot.table.infos
+
+    def pending(self) -> Sequence[Pod]:
+        """The pods waiting in the queue (not gated), nominations cleared."""
+        queue = self.sched.queue
+        if queue is None:
+            return ()
+        infos = [*queue.in_queue.values(), *queue.unschedulable.values()]
+        return [dataclasses.replace(q.pod, nominated_node_name="") for q in infos]
 
     def blockers(self, pod: Pod) -> Blockers:
         sched = self.sched
