@@ -109,6 +109,8 @@ def explain(args: argparse.Namespace) -> int:
                 render_fixes.print_blockers(con, extra["blockers"])
             if "fixSearch" in extra:
                 render_fixes.print_fixes(con, extra["fixSearch"])
+            elif args.fix:
+                con.print(f"nothing to fix: the pod is {out.status}")
             return 0
     for pod in sim.completed:
         if pod.namespace == ns and pod.name == name:

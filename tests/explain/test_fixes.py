@@ -16,9 +16,13 @@ no pod matching a required anti-affinity term in the node's topology domain), De
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
-from tests.explain.scenarios import ZONE, assert_true_fix, node, pod, search
+import pytest
+
+from kubesched.sim.mixed import mixed_objects
+from tests.explain.scenarios import ZONE, assert_true_fix, node, pod, search, simulate
 
 TAINT = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
 
@@ -196,3 +200,29 @@ def test_scale_down(tmp_path: Path) -> None:
     assert sd.target == "workload/ReplicaSet/default/web" and sd.patch == {"spec": {"replicas": 1}}
     assert sd.disturbs == ("default/w2",) and sd.node == "b"
     _check_all(tmp_path, objs, report, "p")
+
+
+@pytest.mark.slow
+def test_no_false_fix_with_other_pods_pending(tmp_path: Path) -> None:
+    """On the generated "mixed" cluster (kubesched.sim.mixed: varied requests, selectors,
+    spread, anti-affinity, taints, three priorities) filled past capacity, the fixes of a few
+    pending pods each hold when applied by hand and the whole cluster (every other pending
+    pod included, ahead of the pod in the queue) is scheduled again."""
+    objs = [o for o in mixed_objects(12, 0, 260, 5)]
+    first = simulate(tmp_path, objs, name="mixed.yaml")
+    state = [o for o in objs if o["kind"] != "Pod"]
+    for p in first.cluster.pods.values():  # the run's end state: bound pods bound, the rest pending
+        raw = copy.deepcopy(p.raw)
+        raw.pop("status", None)
+        if p.node_name:
+            raw["spec"]["nodeName"] = p.node_name
+        state.append(raw)
+    pending = [o.pod.name for o in first.results() if o.status == "Unschedulable"]
+    assert len(pending) > 10
+    offered = 0
+    for name in pending[:3]:
+        _, report = search(tmp_path, state, name)
+        for fix in report.fixes:
+            offered += 1
+            assert_true_fix(tmp_path, state, fix, name)
+    assert offered > 0
