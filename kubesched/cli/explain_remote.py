@@ -135,9 +135,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=1))
         return 0
     con = _console()
-    print_document(con, doc)
-    if doc.get("blockers"):
-        render_fixes.print_blockers(con, doc["blockers"])
+    print_document(con, doc)  # with its blockers
     if fixes is not None:
         render_fixes.print_fixes(con, fixes)
     return 0

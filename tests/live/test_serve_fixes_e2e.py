@@ -40,6 +40,9 @@ def test_blockers_and_fixes_of_serve(spawn: Callable[..., Server]) -> None:
         cpu = bs[0]["evidence"]["resources"]["cpu"]
         assert (cpu["requested"], cpu["free"], cpu["short"]) == ("20", "8", "12")
 
+    status, text = server.request("GET", "/debug/explain/default/big?output=text")
+    assert status == 200 and "Every blocker" in text and "cpu: asks 20, 8 free of 8" in text
+
     status, found = server.request("GET", "/debug/explain/default/big?fixes=5")
     assert status == 200, found
     lower = next(f for f in found["fixes"] if f["kind"] == "lower-request")
