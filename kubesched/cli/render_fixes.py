@@ -89,13 +89,15 @@ def print_blockers(con: Console, doc: dict[str, Any]) -> None:
     t = Table(title_justify="left")
     for col in ("NODE", "PLUGIN", "UPSTREAM", "EVIDENCE"):
         t.add_column(col, overflow="fold")
-    for name, bs in list(nodes.items())[:NODES_SHOWN]:
+    closest = sorted(nodes.items(), key=lambda kv: len(kv[1]))  # fewest blockers first (stable: node order)
+    for name, bs in closest[:NODES_SHOWN]:
         for i, b in enumerate(bs):
             t.add_row(escape(name) if i == 0 else "", b["plugin"], "beyond" if b.get("beyondUpstream") else "decides",
                       escape(evidence_text(b["plugin"], b.get("evidence") or {}) or "; ".join(b["reasons"])))
     con.print(t)
-    if len(nodes) > NODES_SHOWN:
-        con.print(f"... {len(nodes) - NODES_SHOWN} more blocked node(s): -o json lists them all")
+    more = max(0, len(nodes) - NODES_SHOWN) + int(doc.get("nodesOmitted") or 0)
+    if more:
+        con.print(f"... {more} more blocked node(s) (-o json lists them)")
 
 
 def print_fixes(con: Console, doc: dict[str, Any]) -> None:

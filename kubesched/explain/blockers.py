@@ -81,12 +81,22 @@ class Blockers:
     def rejecting(self, plugin: str) -> list[str]:
         return [n for n, bs in self.nodes.items() if any(b.plugin == plugin for b in bs)]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, max_nodes: int | None = None) -> dict[str, Any]:
+        """The document; with ``max_nodes``, only that many blocked nodes are listed, those
+        with the fewest blockers (the closest to fitting) first (``nodesOmitted`` counts the rest)."""
         beyond = sum(1 for bs in self.nodes.values() for b in bs if not b.upstream)
-        return {"pod": self.pod, "feasibleNodes": self.fits, "blockedNodes": len(self.nodes),
-                "rejectionsBeyondUpstream": beyond, "byPlugin": self.plugins(),
-                "nodes": {n: [b.to_json() for b in bs] for n, bs in self.nodes.items()},
-                **({"errors": self.errors} if self.errors else {})}
+        names = list(self.nodes)
+        if max_nodes is not None and len(names) > max_nodes:
+            names = sorted(names, key=lambda n: (len(self.nodes[n]), n))[:max_nodes]
+        doc: dict[str, Any] = {
+            "pod": self.pod, "feasibleNodes": self.fits, "blockedNodes": len(self.nodes),
+            "rejectionsBeyondUpstream": beyond, "byPlugin": self.plugins(),
+            "nodes": {n: [b.to_json() for b in self.nodes[n]] for n in names}}
+        if len(names) < len(self.nodes):
+            doc["nodesOmitted"] = len(self.nodes) - len(names)
+        if self.errors:
+            doc["errors"] = self.errors
+        return doc
 
 
 def _pre_filter(fw: Framework, state: CycleState, pod: Pod, table: NodeTable,
