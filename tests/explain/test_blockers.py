@@ -81,3 +81,11 @@ def test_questions_change_no_decision(tmp_path: Path) -> None:
     report = find_fixes(world, p)
     assert report.checked > 0 and world.cycles > 0
     assert state() == before
+
+
+def test_a_document_may_list_only_the_nodes_closest_to_fitting(tmp_path: Path) -> None:
+    _, _, p, world = _world(tmp_path, _zones(), "web-6")
+    doc = world.blockers(p).to_json(max_nodes=1)
+    # c1 has one blocker (cpu); a1 and b1 have two (cpu and the spread)
+    assert list(doc["nodes"]) == ["c1"] and doc["nodesOmitted"] == 2 and doc["blockedNodes"] == 3
+    assert "nodesOmitted" not in world.blockers(p).to_json()
