@@ -30,6 +30,7 @@ from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.runtime.framework import Framework
 from kubesched.framework.runtime.results import as_pre_filter, as_status, call
 from kubesched.framework.status import Code, Status
+from kubesched.framework.types import NodeInfo
 
 PREFILTER = "PreFilter"
 FILTER = "Filter"
@@ -106,7 +107,7 @@ def _pre_filter(fw: Framework, state: CycleState, pod: Pod, table: NodeTable,
     rejected: list[Blocker] = []
     narrowed: dict[str, set[str]] = {}
     skip: set[str] = set()
-    for pl in fw.points["preFilter"]:
+    for pl in fw.pre_filter_plugins:
         r, st = as_pre_filter(call(pl, "PreFilter", pl.pre_filter, state, pod, table.infos), pl.name)
         if st.code == Code.Skip:
             skip.add(pl.name)
@@ -127,8 +128,11 @@ def _pre_filter(fw: Framework, state: CycleState, pod: Pod, table: NodeTable,
     return rejected, narrowed, skip
 
 
-def _filter_rows(fw: Framework, pl: Any, state: CycleState, pod: Pod, table: NodeTable) -> dict[int, Status]:
-    """The rows ``pl`` rejects, with its per-node status (the batch form picks the rows)."""
+def _filter_rows(pl: Any, state: CycleState, pod: Pod, table: NodeTable,
+                 nominated: dict[int, tuple[CycleState, NodeInfo]]) -> dict[int, Status]:
+    """The rows ``pl`` rejects, with its per-node status (the batch form picks the rows).
+    Rows in ``nominated`` are judged as upstream's RunFilterPluginsWithNominatedPods does:
+    with the nominated pods of at least the pod's priority added, then without them."""
     rows: Sequence[int]
     if hasattr(pl, "filter_nodes"):
         mask = call(pl, "Filter", pl.filter_nodes, state, pod, table, table.all)
@@ -137,10 +141,28 @@ def _filter_rows(fw: Framework, pl: Any, state: CycleState, pod: Pod, table: Nod
     else:
         rows = range(table.size)
     out: dict[int, Status] = {}
-    for i in rows:
-        st = as_status(call(pl, "Filter", pl.filter, state, pod, table.infos[i]), "filter", pl.name)
+    for i in sorted({*rows, *nominated}):
+        st_state, ni = nominated.get(i, (state, table.infos[i]))
+        st = as_status(call(pl, "Filter", pl.filter, st_state, pod, ni), "filter", pl.name)
+        if st.success and i in nominated:
+            st = as_status(call(pl, "Filter", pl.filter, state, pod, table.infos[i]), "filter", pl.name)
         if not st.success:
             out[i] = st.with_plugin(pl.name)
+    return out
+
+
+def _with_nominated(fw: Framework, state: CycleState, pod: Pod, table: NodeTable,
+                    ) -> dict[int, tuple[CycleState, NodeInfo]]:
+    """Per row holding nominated pods of at least the pod's priority: the state and node
+    with them added (upstream addGENominatedPods)."""
+    out: dict[int, tuple[CycleState, NodeInfo]] = {}
+    for name, pods in fw.nominated_nodes().items():
+        i = table.index.get(name)
+        if i is None or not any(p.priority >= pod.priority and p.uid != pod.uid for p in pods):
+            continue
+        got = fw.nominated_state(state, pod, table.infos[i])
+        if not isinstance(got, Status):
+            out[i] = (got[1], got[2])
     return out
 
 
@@ -158,15 +180,16 @@ def find_blockers(fw: Framework, table: NodeTable, objects: ClusterObjects, pod:
                 per_row.setdefault(i, []).append(Blocker(name, Code.UnschedulableAndUnresolvable.name,
                                                          (reason,), PREFILTER))
     ctx = EvidenceContext(pod, state, table.infos, objects)
-    for pl in fw.points["filter"]:
+    nominated = _with_nominated(fw, state, pod, table)
+    for pl in fw.filter_plugins:
         if pl.name in skip:
             continue
-        for i, st in _filter_rows(fw, pl, state, pod, table).items():
+        for i, st in _filter_rows(pl, state, pod, table, nominated).items():
             if st.code == Code.Error:
                 out.errors.append({"plugin": pl.name, "stage": FILTER, "node": table.names[i],
                                    "message": st.message})
                 continue
-            ev = evidence(pl.name, ctx, table.infos[i])
+            ev = evidence(pl.name, ctx, nominated[i][1] if i in nominated else table.infos[i])
             per_row.setdefault(i, []).append(Blocker(pl.name, st.code.name, st.reasons, FILTER, evidence=ev))
     for i, name in enumerate(table.names):
         bs = [*pre, *per_row.get(i, [])]

@@ -65,16 +65,18 @@ class SchedulerWhatIf:
             return Landing(None, message=f"no profile {pod.scheduler_name!r}")
         self.cycles += 1
         sched.cache.update_snapshot(sched.snapshot)
-        post, observer, evaluations = fw.points["postFilter"], fw.observer, dict(fw.evaluations)
+        post, observer, evaluations = list(fw.post_filter_plugins), fw.observer, dict(fw.evaluations)
         saved: tuple[int, Any, bool] = (sched.next_start_node_index, sched.rng.getstate(), sched.explain)
         sched.explain, fw.observer = False, None  # nothing of a dry cycle reaches the metrics
-        fw.points["postFilter"] = [pl for pl in post if preempt and pl.name == names.DEFAULT_PREEMPTION]
+        # PostFilter: DefaultPreemption's dry run only when asked (DynamicResources' would write claims)
+        _set_post_filters(fw, [pl for pl in post if preempt and pl.name == names.DEFAULT_PREEMPTION])
         try:
             if not preempt and not self._any_feasible(fw, pod):
                 return Landing(None, message="no node passes every Filter")
             return self._cycle(fw, pod)
         finally:
-            fw.points["postFilter"], fw.observer = post, observer
+            _set_post_filters(fw, post)
+            fw.observer = observer
             fw.evaluations.clear()
             fw.evaluations.update(evaluations)
             sched.next_start_node_index, explain = saved[0], saved[2]
@@ -140,3 +142,11 @@ class SchedulerWhatIf:
                     cache.update_node(old)
             for n in add_nodes:
                 cache.remove_node(n)
+
+
+def _set_post_filters(fw: Framework, plugins: list[Any]) -> None:
+    """The profile's PostFilter plugins, in place (the runtime's typed list and the table of
+    extension points may be one list or two)."""
+    fw.post_filter_plugins[:] = plugins
+    if fw.points["postFilter"] is not fw.post_filter_plugins:
+        fw.points["postFilter"][:] = plugins

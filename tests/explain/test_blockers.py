@@ -89,3 +89,37 @@ def test_a_document_may_list_only_the_nodes_closest_to_fitting(tmp_path: Path) -
     # c1 has one blocker (cpu); a1 and b1 have two (cpu and the spread)
     assert list(doc["nodes"]) == ["c1"] and doc["nodesOmitted"] == 2 and doc["blockedNodes"] == 3
     assert "nodesOmitted" not in world.blockers(p).to_json()
+
+
+def test_nominated_pods_count_as_upstream_counts_them(tmp_path: Path) -> None:
+    """A node holding a nominated pod of higher priority: upstream's Filter judges it with
+    that pod added (``RunFilterPluginsWithNominatedPods``, framework/runtime/framework.go),
+    so a 2-cpu node nominated for a 2-cpu pod has no room for a 1-cpu one."""
+    gated = {"schedulingGates": [{"name": "example.com/hold"}]}  # stays pending, never tried
+    high = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000}
+    objs = [high, node("n", cpu="2"), node("m", cpu="1"), pod("x", cpu="1", on="m"), pod("p", cpu="1", spec=gated),
+            pod("hi", cpu="2", spec={**gated, "priorityClassName": "high"})]
+    sim, _, p, world = _world(tmp_path, objs, "p")
+    assert world.blockers(p).fits == ["n"]
+    assert sim.queue is not None
+    sim.queue.nominator.add(next(q for q in sim.cluster.pods.values() if q.name == "hi"), "n")
+    b = world.blockers(p)
+    assert b.fits == [] and [x.plugin for x in b.nodes["n"]] == ["NodeResourcesFit"]
+    assert b.nodes["n"][0].evidence["resources"]["cpu"]["usedBy"][0]["pod"] == "default/hi"
+
+
+def test_a_dry_cycle_preempts_only_when_asked(tmp_path: Path) -> None:
+    """DefaultPreemption's dry run (defaultpreemption/default_preemption.go: lower-priority
+    pods are victims) names a node only with ``preempt=True``; the profile's PostFilter
+    plugins are the same afterwards."""
+    high = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000}
+    objs = [high, node("n", cpu="2"), pod("low", cpu="2", on="n"), pod("p", cpu="1")]
+    sim, _, p, world = _world(tmp_path, objs, "p")
+    fw = sim.sched.profiles[p.scheduler_name]
+    before = list(fw.post_filter_plugins)
+    urgent = dataclasses.replace(p, priority=1000)
+    assert world.try_pod(urgent).nominated is None
+    got = world.try_pod(urgent, preempt=True)
+    assert (got.node, got.nominated, [v.name for v in got.victims]) == (None, "n", ["low"])
+    assert fw.post_filter_plugins == before and fw.points["postFilter"] == before
+    assert sim.cluster.pods[next(u for u, q in sim.cluster.pods.items() if q.name == "low")].node_name == "n"
