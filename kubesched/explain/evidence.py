@@ -11,6 +11,7 @@ exactly those the Filter compared. Evidence is read-only: nothing here changes a
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,8 @@ from kubesched.plugins import names
 from kubesched.plugins.interpodaffinity.common import IncomingTerm, existing_term_matches, namespace_labels
 from kubesched.plugins.nodeports import get_host_ports
 from kubesched.plugins.podtopologyspread.plugin import PRE_FILTER_KEY as SPREAD_KEY
+
+log = logging.getLogger(__name__)
 
 USERS_SHOWN = 5  # pods named as using a resource, largest first
 DOMAINS_SHOWN = 20  # spread domains listed with their counts (the rest are summarised)
@@ -242,6 +245,13 @@ EVIDENCE: Mapping[str, Callable[[EvidenceContext, NodeInfo], dict[str, Any]]] = 
 
 
 def evidence(plugin: str, ctx: EvidenceContext, ni: NodeInfo) -> dict[str, Any]:
-    """The evidence of ``plugin`` rejecting ``ni`` (empty for plugins without a reader)."""
+    """The evidence of ``plugin`` rejecting ``ni`` (empty for plugins without a reader; a
+    reader that fails gives its error, never a traceback to the user)."""
     fn = EVIDENCE.get(plugin)
-    return fn(ctx, ni) if fn is not None else {}
+    if fn is None:
+        return {}
+    try:
+        return fn(ctx, ni)
+    except Exception as exc:  # noqa: BLE001 - a bug here must not hide the blockers themselves
+        log.warning("evidence of %s on %s failed: %s: %s", plugin, ni.name, type(exc).__name__, exc)
+        return {"error": f"{type(exc).__name__}: {exc}"}

@@ -25,6 +25,7 @@ same check (each must land).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ from typing import Any
 from kubesched.api.objects import Pod
 from kubesched.explain.blockers import Blockers
 from kubesched.explain.whatif import Landing, WhatIf, bound
+
+log = logging.getLogger(__name__)
 
 KINDS = ("tolerate-taint", "relax-node-selector", "relax-affinity", "relax-spread", "lower-request",
          "raise-priority", "remove-taint", "move-pods", "scale-down", "add-node")
@@ -173,7 +176,11 @@ def find_fixes(world: WhatIf, pod: Pod, limit: int = DEFAULT_LIMIT,
             continue
         seen.add(key)
         report.checked += 1
-        fix = cand.check(world)
+        try:
+            fix = cand.check(world)
+        except Exception as exc:  # noqa: BLE001 - one broken check must not lose the others
+            log.warning("checking %s %s failed: %s: %s", cand.fix.kind, cand.fix.target, type(exc).__name__, exc)
+            fix = None
         if fix is None:
             report.rejected.append({"kind": cand.fix.kind, "target": cand.fix.target, "patch": cand.fix.patch})
         else:
