@@ -117,13 +117,34 @@ def _to_preferred(pod: Pod, section: str, term: Any) -> Patch | None:
     return [{"op": "remove", "path": spec_path(*base, "requiredDuringSchedulingIgnoredDuringExecution", i)}, add]
 
 
+def _drop_node_expressions(pod: Pod) -> list[Candidate]:
+    """One matchExpression dropped from a required node selector term that has others (a
+    term without expressions would match no node)."""
+    required = (((_spec(pod).get("affinity") or {}).get("nodeAffinity") or {})
+                .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+    out = []
+    for t, term in enumerate(required.get("nodeSelectorTerms") or []):
+        exprs = (term or {}).get("matchExpressions") or []
+        if len(exprs) < 2:
+            continue
+        for j, e in enumerate(exprs):
+            path = spec_path("spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+                             "nodeSelectorTerms", t, "matchExpressions", j)
+            what = f"{e.get('key')} {e.get('operator')} {e.get('values') or ''}".strip()
+            why = (f"without the expression {what} in node selector term {t}, the required node affinity admits "
+                   "more nodes; the scheduler then places the pod on {node}")
+            out.append(_pod_fix(pod, "relax-affinity", [{"op": "remove", "path": path}], why))
+    return out[:PER_KIND]
+
+
 def relax_affinity(pod: Pod, blockers: Blockers) -> list[Candidate]:
     out = []
     if any("requiredTerms" in e for _, e in _evidence(blockers, names.NODE_AFFINITY)):
+        out.extend(_drop_node_expressions(pod))
         ops: Patch = [{"op": "remove", "path": "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution"}]
         why = "without the required node affinity the pod may go to nodes its terms exclude; " \
               "the scheduler then places it on {node}"
-        out.append(_pod_fix(pod, "relax-affinity", ops, why))
+        out.append(_pod_fix(pod, "relax-affinity", ops, why, fields=2))  # every term goes: ranked after one expression
     terms: dict[str, tuple[str, Any, int]] = {}
     for _, e in _evidence(blockers, names.INTER_POD_AFFINITY):
         for key, section in (("affinityTerms", "podAffinity"), ("antiAffinityTerms", "podAntiAffinity")):

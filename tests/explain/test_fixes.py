@@ -226,3 +226,22 @@ def test_no_false_fix_with_other_pods_pending(tmp_path: Path) -> None:
             offered += 1
             assert_true_fix(tmp_path, state, fix, name)
     assert offered > 0
+
+
+def test_required_node_affinity_expression(tmp_path: Path) -> None:
+    # the pod requires disktype In [ssd] AND zone In [zone-a] (one term); the only zone-a node
+    # is hdd, the ssd node is in zone-b. Dropping either expression admits one node; dropping
+    # the whole required affinity admits both but changes more (ranked after).
+    term = {"matchExpressions": [{"key": "disktype", "operator": "In", "values": ["ssd"]},
+                                 {"key": ZONE, "operator": "In", "values": ["zone-a"]}]}
+    aff = {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}}
+    objs = [node("a", labels={"disktype": "hdd", ZONE: "zone-a"}), node("b", labels={"disktype": "ssd", ZONE: "zone-b"}),
+            pod("p", spec=aff)]
+    _, report = search(tmp_path, objs, "p")
+    relax = [f for f in report.fixes if f.kind == "relax-affinity"]
+    base = "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution"
+    assert [(f.patch[0]["path"], f.node) for f in relax] == [
+        (base + "/nodeSelectorTerms/0/matchExpressions/0", "a"),
+        (base + "/nodeSelectorTerms/0/matchExpressions/1", "b"),
+        (base, relax[2].node)]
+    _check_all(tmp_path, objs, report, "p")
