@@ -30,6 +30,7 @@ from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.runtime.framework import Framework
 from kubesched.framework.runtime.results import as_pre_filter, as_status, call
 from kubesched.framework.status import Code, Status
+from kubesched.framework.storage import StorageLister
 from kubesched.framework.types import NodeInfo
 
 PREFILTER = "PreFilter"
@@ -166,8 +167,10 @@ def _with_nominated(fw: Framework, state: CycleState, pod: Pod, table: NodeTable
     return out
 
 
-def find_blockers(fw: Framework, table: NodeTable, objects: ClusterObjects, pod: Pod) -> Blockers:
-    """Every plugin's rejections of ``pod`` over ``table`` (the scheduler's snapshot table)."""
+def find_blockers(fw: Framework, table: NodeTable, objects: ClusterObjects, pod: Pod,
+                  storage: StorageLister | None = None) -> Blockers:
+    """Every plugin's rejections of ``pod`` over ``table`` (the scheduler's snapshot table);
+    ``storage``: what the volume plugins read, for their evidence."""
     out = Blockers(pod.key)
     state = CycleState()
     state.write(PODS_TO_ACTIVATE, {})
@@ -179,7 +182,7 @@ def find_blockers(fw: Framework, table: NodeTable, objects: ClusterObjects, pod:
             if n not in keep:
                 per_row.setdefault(i, []).append(Blocker(name, Code.UnschedulableAndUnresolvable.name,
                                                          (reason,), PREFILTER))
-    ctx = EvidenceContext(pod, state, table.infos, objects)
+    ctx = EvidenceContext(pod, state, table.infos, objects, storage)
     nominated = _with_nominated(fw, state, pod, table)
     for pl in fw.filter_plugins:
         if pl.name in skip:

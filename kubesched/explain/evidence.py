@@ -20,11 +20,14 @@ from kubesched.api.objects import Node, Pod
 from kubesched.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import ClusterObjects
+from kubesched.framework.storage import StorageLister
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
 from kubesched.plugins.interpodaffinity.common import IncomingTerm, existing_term_matches, namespace_labels
 from kubesched.plugins.nodeports import get_host_ports
+from kubesched.plugins.nodevolumelimits.csi import volume_limits
 from kubesched.plugins.podtopologyspread.plugin import PRE_FILTER_KEY as SPREAD_KEY
+from kubesched.plugins.volumezone import pv_topologies
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +55,7 @@ class EvidenceContext:
     state: CycleState
     infos: Sequence[NodeInfo]
     objects: ClusterObjects
+    storage: StorageLister | None = None
     _domains: dict[str, dict[str, list[NodeInfo]]] = field(default_factory=dict)
 
     def domain(self, key: str, node: Node) -> list[NodeInfo]:
@@ -222,10 +226,43 @@ def affinity(ctx: EvidenceContext, ni: NodeInfo) -> dict[str, Any]:
     return out
 
 
+def _claim(ctx: EvidenceContext, claim: str, labels: Mapping[str, str]) -> dict[str, Any]:
+    """One claim of the pod: its class, and the volume it is bound to with that volume's
+    node affinity and zones (beside the node's values), or that it is unbound."""
+    doc: dict[str, Any] = {"claim": claim}
+    pvc = ctx.storage.pvc(ctx.pod.namespace, claim) if ctx.storage is not None else None
+    if pvc is None:
+        doc["found"] = False
+        return doc
+    doc["storageClass"] = pvc.storage_class_name
+    if not pvc.volume_name:
+        doc["boundTo"] = None
+        return doc
+    doc["boundTo"] = pvc.volume_name
+    pv = ctx.storage.pv(pvc.volume_name) if ctx.storage is not None else None
+    if pv is None:
+        return doc
+    required = ((pv.raw.get("spec") or {}).get("nodeAffinity") or {}).get("required")
+    if required:
+        doc["volumeNodeAffinity"] = required
+    zones = {t.key: sorted(t.values) for t in pv_topologies(pv)}
+    if zones:
+        doc["volumeZones"] = zones
+        doc["nodeZones"] = {k: labels.get(k) for k in zones}
+    return doc
+
+
 def volumes(ctx: EvidenceContext, ni: NodeInfo) -> dict[str, Any]:
-    """The volume plugins: the pod's claims and volumes, which their reasons are about."""
-    vols = [v.get("name") for v in ((ctx.pod.raw.get("spec") or {}).get("volumes") or []) if isinstance(v, dict)]
-    return {"persistentVolumeClaims": list(ctx.pod.pvc_names), "volumes": vols}
+    """The volume plugins: each claim of the pod (bound volume, its node affinity and zones
+    against the node's labels), the CSI attach limits of the node, the pod's volumes."""
+    labels = ni.node.labels if ni.node is not None else {}
+    claims = [_claim(ctx, v.claim_name, labels) for v in ctx.pod.volumes if (v.is_pvc or v.is_ephemeral)]
+    out: dict[str, Any] = {"claims": claims, "volumes": [v.name for v in ctx.pod.volumes]}
+    if ctx.storage is not None and ni.node is not None:
+        limits = volume_limits(ctx.storage.csi_node(ni.node.name))
+        if limits:
+            out["attachLimits"] = limits
+    return out
 
 
 def devices(ctx: EvidenceContext, ni: NodeInfo) -> dict[str, Any]:

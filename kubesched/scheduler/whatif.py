@@ -56,7 +56,8 @@ class SchedulerWhatIf:
     def blockers(self, pod: Pod) -> Blockers:
         sched = self.sched
         sched.cache.update_snapshot(sched.snapshot)
-        return find_blockers(sched.profiles[pod.scheduler_name], sched.snapshot.table, sched.objects, pod)
+        return find_blockers(sched.profiles[pod.scheduler_name], sched.snapshot.table, sched.objects, pod,
+                             sched.storage)
 
     def try_pod(self, pod: Pod, *, preempt: bool = False) -> Landing:
         sched = self.sched

@@ -123,3 +123,29 @@ def test_a_dry_cycle_preempts_only_when_asked(tmp_path: Path) -> None:
     assert (got.node, got.nominated, [v.name for v in got.victims]) == (None, "n", ["low"])
     assert fw.post_filter_plugins == before and fw.points["postFilter"] == before
     assert sim.cluster.pods[next(u for u, q in sim.cluster.pods.items() if q.name == "low")].node_name == "n"
+
+
+def test_volume_evidence_names_the_claim_its_volume_and_zones(tmp_path: Path) -> None:
+    """VolumeZone (plugins/volumezone/volume_zone.go): a node whose zone label is not among
+    the bound volume's zones is rejected; the evidence names claim, volume and both zones."""
+    pv = {"apiVersion": "v1", "kind": "PersistentVolume",
+          "metadata": {"name": "pv-a", "labels": {ZONE: "zone-a"}},
+          "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "disk",
+                   "gcePersistentDisk": {"pdName": "d1"}, "claimRef": {"namespace": "default", "name": "data"}},
+          "status": {"phase": "Bound"}}
+    # bound: volumeName set and the bind-completed annotation (upstream isPVCFullyBound)
+    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+           "metadata": {"name": "data", "namespace": "default",
+                        "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+           "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "disk", "volumeName": "pv-a",
+                    "resources": {"requests": {"storage": "10Gi"}}},
+           "status": {"phase": "Bound"}}
+    vol = {"volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}
+    objs = [pv, pvc, node("a", cpu="1", labels={ZONE: "zone-a"}), node("b", labels={ZONE: "zone-b"}),
+            pod("x", cpu="1", on="a"), pod("p", spec=vol)]
+    _, _, p, world = _world(tmp_path, objs, "p")
+    b = world.blockers(p)
+    zone = next(x for x in b.nodes["b"] if x.plugin == "VolumeZone")
+    assert zone.evidence["claims"] == [{"claim": "data", "storageClass": "disk", "boundTo": "pv-a",
+                                        "volumeZones": {ZONE: ["zone-a"]}, "nodeZones": {ZONE: "zone-b"}}]
+    assert [x.plugin for x in b.nodes["a"]] == ["NodeResourcesFit"]
