@@ -59,6 +59,19 @@ def _node_affinity(ev: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def _claim_text(c: dict[str, Any]) -> str:
+    if c.get("found") is False:
+        return f"claim {c['claim']} not found"
+    if not c.get("boundTo"):
+        return f"claim {c['claim']} unbound (class {c.get('storageClass') or 'none'})"
+    text = f"claim {c['claim']} -> {c['boundTo']}"
+    for key, zones in (c.get("volumeZones") or {}).items():
+        text += f" ({key} {', '.join(zones)}; node: {(c.get('nodeZones') or {}).get(key) or 'none'})"
+    if c.get("volumeNodeAffinity"):
+        text += " (volume has node affinity)"
+    return text
+
+
 def evidence_text(plugin: str, ev: dict[str, Any]) -> str:
     """One line of evidence for a table cell."""
     if not ev:
@@ -74,6 +87,8 @@ def evidence_text(plugin: str, ev: dict[str, Any]) -> str:
         return _affinity(ev)
     if plugin == "NodeAffinity":
         return _node_affinity(ev)
+    if "claims" in ev:
+        return "; ".join(_claim_text(c) for c in ev["claims"]) or "no claims"
     if ev.get("unschedulable"):
         return "node is cordoned (spec.unschedulable)"
     if "portsInUse" in ev:

@@ -138,6 +138,12 @@ export function evidenceText(plugin, ev) {
             ...(ev.antiAffinityTerms || []).map((t) => `anti-affinity on ${t.topologyKey}: conflicts with ${t.matchingPods.join(", ")}`),
             ...(ev.existingPodsAntiAffinity || []).map((e) => `${e.pod} (on ${e.node}) has anti-affinity against it`)].join("; ");
   }
+  if (ev.claims) {
+    return ev.claims.map((c) => c.found === false ? `claim ${c.claim} not found`
+      : !c.boundTo ? `claim ${c.claim} unbound (class ${c.storageClass || "none"})`
+      : `claim ${c.claim} -> ${c.boundTo}` + Object.entries(c.volumeZones || {}).map(([k, z]) =>
+          ` (${k} ${z.join(", ")}; node: ${(c.nodeZones || {})[k] || "none"})`).join("")).join("; ") || "no claims";
+  }
   if (ev.nodeSelector) return ev.nodeSelector.map((m) => `nodeSelector ${m.key}=${m.wanted} (node: ${m.node ?? "no label"})`).join("; ");
   return JSON.stringify(ev);
 }
