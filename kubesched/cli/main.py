@@ -67,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the tables, or the explain JSON document (with -f: the pod's outcome, "
                           "its blockers and, with --fix, its fixes)")
     exp.add_argument("--fix", action="store_true",
-                     help="with -f: what would make a Pending pod schedule (each change verified by the scheduler)")
+                     help="what would make a Pending pod schedule, each change verified by the scheduler "
+                          "(with -f; with --kubeconfig/--scheduler-url the running scheduler searches)")
     exp.add_argument("--fix-limit", type=int, default=10, metavar="N",
                      help="with --fix: offer at most N fixes (default 10); the search stops once N are verified")
     progress.add_arguments(exp)
