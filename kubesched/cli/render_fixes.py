@@ -87,6 +87,10 @@ def evidence_text(plugin: str, ev: dict[str, Any]) -> str:
         return _affinity(ev)
     if plugin == "NodeAffinity":
         return _node_affinity(ev)
+    if "resourceClaims" in ev:
+        claims = ", ".join(str(c.get("claim") or c.get("name")) for c in ev["resourceClaims"])
+        devices = ", ".join(f"{d} {n}" for d, n in (ev.get("nodeDevices") or {}).items()) or "none"
+        return f"claims {claims}; node devices: {devices}"
     if "claims" in ev:
         return "; ".join(_claim_text(c) for c in ev["claims"]) or "no claims"
     if ev.get("unschedulable"):

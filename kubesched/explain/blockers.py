@@ -25,6 +25,7 @@ import numpy as np
 from kubesched.api.objects import Pod
 from kubesched.explain.evidence import EvidenceContext, evidence
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.dra import DraLister
 from kubesched.framework.interface import PODS_TO_ACTIVATE, ClusterObjects
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.runtime.framework import Framework
@@ -168,9 +169,9 @@ def _with_nominated(fw: Framework, state: CycleState, pod: Pod, table: NodeTable
 
 
 def find_blockers(fw: Framework, table: NodeTable, objects: ClusterObjects, pod: Pod,
-                  storage: StorageLister | None = None) -> Blockers:
+                  storage: StorageLister | None = None, dra: DraLister | None = None) -> Blockers:
     """Every plugin's rejections of ``pod`` over ``table`` (the scheduler's snapshot table);
-    ``storage``: what the volume plugins read, for their evidence."""
+    ``storage``, ``dra``: what the volume plugins and DynamicResources read, for their evidence."""
     out = Blockers(pod.key)
     state = CycleState()
     state.write(PODS_TO_ACTIVATE, {})
@@ -182,7 +183,7 @@ def find_blockers(fw: Framework, table: NodeTable, objects: ClusterObjects, pod:
             if n not in keep:
                 per_row.setdefault(i, []).append(Blocker(name, Code.UnschedulableAndUnresolvable.name,
                                                          (reason,), PREFILTER))
-    ctx = EvidenceContext(pod, state, table.infos, objects, storage)
+    ctx = EvidenceContext(pod, state, table.infos, objects, storage, dra)
     nominated = _with_nominated(fw, state, pod, table)
     for pl in fw.filter_plugins:
         if pl.name in skip:

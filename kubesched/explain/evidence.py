@@ -19,6 +19,7 @@ from typing import Any
 from kubesched.api.objects import Node, Pod
 from kubesched.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.dra import DraLister
 from kubesched.framework.interface import ClusterObjects
 from kubesched.framework.storage import StorageLister
 from kubesched.framework.types import NodeInfo
@@ -56,6 +57,7 @@ class EvidenceContext:
     infos: Sequence[NodeInfo]
     objects: ClusterObjects
     storage: StorageLister | None = None
+    dra: DraLister | None = None
     _domains: dict[str, dict[str, list[NodeInfo]]] = field(default_factory=dict)
 
     def domain(self, key: str, node: Node) -> list[NodeInfo]:
@@ -266,9 +268,28 @@ def volumes(ctx: EvidenceContext, ni: NodeInfo) -> dict[str, Any]:
 
 
 def devices(ctx: EvidenceContext, ni: NodeInfo) -> dict[str, Any]:
-    """DynamicResources: the pod's resource claims, which did not fit the node's devices."""
-    claims = (ctx.pod.raw.get("spec") or {}).get("resourceClaims") or []
-    return {"resourceClaims": [c.get("name") for c in claims if isinstance(c, dict)]}
+    """DynamicResources: each resource claim of the pod with its device requests and what is
+    allocated to it, and the devices the node's ResourceSlices publish per driver."""
+    spec_claims = [c for c in (ctx.pod.raw.get("spec") or {}).get("resourceClaims") or [] if isinstance(c, dict)]
+    generated = {s.get("name"): s.get("resourceClaimName")
+                 for s in (ctx.pod.raw.get("status") or {}).get("resourceClaimStatuses") or [] if isinstance(s, dict)}
+    claims = []
+    for c in spec_claims:
+        name = c.get("resourceClaimName") or generated.get(c.get("name"))
+        doc: dict[str, Any] = {"name": c.get("name"), "claim": name}
+        claim = ctx.dra.resource_claim(ctx.pod.namespace, name) if ctx.dra is not None and name else None
+        if claim is not None:
+            doc["requests"] = ((claim.raw.get("spec") or {}).get("devices") or {}).get("requests") or []
+            doc["allocated"] = [f"{d}/{p}/{dev}" for d, p, dev in claim.allocated_devices]
+        claims.append(doc)
+    out: dict[str, Any] = {"resourceClaims": claims}
+    if ctx.dra is not None:
+        per_driver: dict[str, int] = {}
+        for sl in ctx.dra.resource_slices():
+            if sl.node_name == ni.name:
+                per_driver[sl.driver] = per_driver.get(sl.driver, 0) + len(sl.devices)
+        out["nodeDevices"] = per_driver
+    return out
 
 
 EVIDENCE: Mapping[str, Callable[[EvidenceContext, NodeInfo], dict[str, Any]]] = {

@@ -57,7 +57,7 @@ class SchedulerWhatIf:
         sched = self.sched
         sched.cache.update_snapshot(sched.snapshot)
         return find_blockers(sched.profiles[pod.scheduler_name], sched.snapshot.table, sched.objects, pod,
-                             sched.storage)
+                             sched.storage, sched.dra)
 
     def try_pod(self, pod: Pod, *, preempt: bool = False) -> Landing:
         sched = self.sched

@@ -149,3 +149,24 @@ def test_volume_evidence_names_the_claim_its_volume_and_zones(tmp_path: Path) ->
     assert zone.evidence["claims"] == [{"claim": "data", "storageClass": "disk", "boundTo": "pv-a",
                                         "volumeZones": {ZONE: ["zone-a"]}, "nodeZones": {ZONE: "zone-b"}}]
     assert [x.plugin for x in b.nodes["a"]] == ["NodeResourcesFit"]
+
+
+def test_device_evidence_names_the_claim_and_the_nodes_devices(tmp_path: Path) -> None:
+    """DynamicResources (plugins/dynamicresources/dynamicresources.go): a claim asking 2
+    devices of a class cannot be allocated on a node publishing 1."""
+    cls = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+           "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}}
+    rs = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "a-gpu"},
+          "spec": {"driver": "gpu.example.com", "nodeName": "a",
+                   "pool": {"name": "a", "generation": 1, "resourceSliceCount": 1}, "devices": [{"name": "gpu-0"}]}}
+    request = {"name": "gpu", "exactly": {"deviceClassName": "gpu", "count": 2}}
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": "two", "namespace": "default"}, "spec": {"devices": {"requests": [request]}}}
+    spec = {"resourceClaims": [{"name": "g", "resourceClaimName": "two"}]}
+    objs = [cls, rs, claim, node("a"), pod("p", spec=spec)]
+    _, _, p, world = _world(tmp_path, objs, "p")
+    dra = next(x for x in world.blockers(p).nodes["a"] if x.plugin == "DynamicResources")
+    assert dra.evidence["resourceClaims"][0]["claim"] == "two"
+    assert dra.evidence["resourceClaims"][0]["allocated"] == []
+    assert dra.evidence["resourceClaims"][0]["requests"][0]["exactly"]["count"] == 2
+    assert dra.evidence["nodeDevices"] == {"gpu.example.com": 1}
