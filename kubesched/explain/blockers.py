@@ -194,6 +194,8 @@ def find_blockers(fw: Framework, table: NodeTable, objects: ClusterObjects, pod:
                                    "message": st.message})
                 continue
             ev = evidence(pl.name, ctx, nominated[i][1] if i in nominated else table.infos[i])
+            if st.detail:  # a plugin's own account (DynamicResources: which request failed and why)
+                ev = {**ev, "detail": st.detail}
             per_row.setdefault(i, []).append(Blocker(pl.name, st.code.name, st.reasons, FILTER, evidence=ev))
     for i, name in enumerate(table.names):
         bs = [*pre, *per_row.get(i, [])]

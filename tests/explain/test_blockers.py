@@ -170,3 +170,4 @@ def test_device_evidence_names_the_claim_and_the_nodes_devices(tmp_path: Path) -
     assert dra.evidence["resourceClaims"][0]["allocated"] == []
     assert dra.evidence["resourceClaims"][0]["requests"][0]["exactly"]["count"] == 2
     assert dra.evidence["nodeDevices"] == {"gpu.example.com": 1}
+    assert "gpu" in dra.evidence["detail"]  # the plugin's own account of the failed request
