@@ -4,7 +4,8 @@ down. Each is checked by the scheduler on the cache with the change applied (and
 for ``move-pods`` the moved pods are scheduled again after the pod lands, and every one
 must land too; ``scale-down`` deletes the pods upstream's ReplicaSet controller deletes
 first (``getPodsToDelete``: pods on the nodes holding most of the workload's pods, then the
-newest), never the pending pod's own workload (its pending pod would go first).
+newest), a StatefulSet's highest ordinals, never the pending pod's own workload (its pending
+pod would go first).
 """
 
 from __future__ import annotations
@@ -273,8 +274,17 @@ def scale_down(world: WhatIf, pod: Pod, blockers: Blockers) -> list[Candidate]:
         replicas = _replicas(w[2] if w else None, len(pods))
         fix = Fix("scale-down", f"workload/{kind}/{ns}/{name}", {"spec": {"replicas": replicas - 1}}, "",
                   patch_type="merge", fields=1, least_disturbed=1)
-        out.append(Candidate(fix, _scale_check(fix, pod, _deletion_order(pods), replicas, kind, name, ns)))
+        order = _ordinal_order(pods) if kind == "StatefulSet" else _deletion_order(pods)
+        out.append(Candidate(fix, _scale_check(fix, pod, order, replicas, kind, name, ns)))
     return out
+
+
+def _ordinal_order(pods: list[Pod]) -> list[Pod]:
+    """A StatefulSet scales down from its highest ordinal (``<name>-<ordinal>``)."""
+    def ordinal(p: Pod) -> int:
+        tail = p.name.rsplit("-", 1)[-1]
+        return int(tail) if tail.isdigit() else -1
+    return sorted(pods, key=lambda p: (-ordinal(p), p.key))
 
 
 def _scale_check(fix: Fix, pod: Pod, order: list[Pod], replicas: int, kind: str, name: str, ns: str) -> Any:
