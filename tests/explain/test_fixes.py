@@ -245,3 +245,21 @@ def test_required_node_affinity_expression(tmp_path: Path) -> None:
         (base + "/nodeSelectorTerms/0/matchExpressions/1", "b"),
         (base, relax[2].node)]
     _check_all(tmp_path, objs, report, "p")
+
+
+def test_scale_down_a_statefulset_removes_its_highest_ordinal(tmp_path: Path) -> None:
+    # StatefulSet db (2 replicas, 2 cpu each) fills a and b. Scaled to 1 it deletes db-1, its
+    # highest ordinal (statefulset/stateful_set_control.go: condemned pods, highest ordinal
+    # first) — although db-0 is listed later (newer by arrival) — and the pod lands on db-1's node.
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db", "namespace": "default"},
+           "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "db"}},
+                    "template": {"metadata": {"labels": {"app": "db"}}}}}
+    owner = {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db", "uid": "sts-db", "controller": True}
+    objs = [sts, node("a", cpu="2"), node("b", cpu="2"),
+            pod("db-1", cpu="2", on="b", labels={"app": "db"}, owner=owner),
+            pod("db-0", cpu="2", on="a", labels={"app": "db"}, owner=owner), pod("p", cpu="2")]
+    _, report = search(tmp_path, objs, "p")
+    sd = next(f for f in report.fixes if f.kind == "scale-down")
+    assert sd.target == "workload/StatefulSet/default/db" and sd.patch == {"spec": {"replicas": 1}}
+    assert sd.disturbs == ("default/db-1",) and sd.node == "b"
+    _check_all(tmp_path, objs, report, "p")
