@@ -53,12 +53,14 @@ def _path(pod: str) -> tuple[str, str, str]:
     return ns, name, f"/debug/explain/{quote(ns, safe='')}/{quote(name, safe='')}"
 
 
-def fetch_from_kubeconfig(kubeconfig: str, pod: str) -> dict[str, Any]:
-    """The explain document from a ``serve`` API server, with the kubeconfig's credentials."""
+def fetch_from_kubeconfig(kubeconfig: str, pod: str, query: str = "") -> dict[str, Any]:
+    """The explain document from a ``serve`` API server, with the kubeconfig's credentials
+    (``query``: e.g. ``?fixes=10``, the fix search's document instead)."""
     from kubesched.cluster.kube import KubeClient
     from kubesched.cluster.kube.errors import ApiStatusError, KubeClientError
 
     ns, name, path = _path(pod)
+    path += query
     try:
         client = KubeClient.connect(kubeconfig)
     except KubeClientError as exc:
@@ -80,10 +82,10 @@ def fetch_from_kubeconfig(kubeconfig: str, pod: str) -> dict[str, Any]:
     return doc
 
 
-def fetch_from_url(url: str, pod: str) -> dict[str, Any]:
+def fetch_from_url(url: str, pod: str, query: str = "") -> dict[str, Any]:
     """The explain document from ``kubesched run``'s endpoint port (``--scheduler-url``)."""
     ns, name, path = _path(pod)
-    full = url.rstrip("/") + path
+    full = url.rstrip("/") + path + query
     try:
         with urllib.request.urlopen(full, timeout=REMOTE_TIMEOUT) as resp:  # noqa: S310 - a URL the user gave
             body = resp.read()
@@ -116,14 +118,24 @@ def _message(body: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from kubesched.cli import render_fixes
     from kubesched.cli.render import _console, print_document
 
-    if args.scheduler_url:
-        doc = fetch_from_url(args.scheduler_url, args.pod)
-    else:
-        doc = fetch_from_kubeconfig(args.kubeconfig, args.pod)
+    def fetch(query: str = "") -> dict[str, Any]:
+        if args.scheduler_url:
+            return fetch_from_url(args.scheduler_url, args.pod, query)
+        return fetch_from_kubeconfig(args.kubeconfig, args.pod, query)
+
+    doc = fetch()
+    fixes = fetch(f"?fixes={args.fix_limit}") if getattr(args, "fix", False) else None
+    if fixes is not None:
+        doc["blockers"] = fixes.pop("blockers", doc.get("blockers"))
+        doc["fixes"], doc["fixSearch"] = fixes.get("fixes", []), fixes
     if getattr(args, "output", "table") == "json":
         print(json.dumps(doc, indent=1))
-    else:
-        print_document(_console(), doc)
+        return 0
+    con = _console()
+    print_document(con, doc)  # with its blockers
+    if fixes is not None:
+        render_fixes.print_fixes(con, fixes)
     return 0

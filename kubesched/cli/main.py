@@ -64,7 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--scheduler-url", metavar="URL",
                      help="ask a running `kubesched run` at its endpoint port (e.g. http://127.0.0.1:10259)")
     exp.add_argument("-o", "--output", choices=("table", "json"), default="table",
-                     help="with --kubeconfig/--scheduler-url: the table or the explain JSON document")
+                     help="the tables, or the explain JSON document (with -f: the pod's outcome, "
+                          "its blockers and, with --fix, its fixes)")
+    exp.add_argument("--fix", action="store_true",
+                     help="what would make a Pending pod schedule, each change verified by the scheduler "
+                          "(with -f; with --kubeconfig/--scheduler-url the running scheduler searches)")
+    exp.add_argument("--fix-limit", type=int, default=10, metavar="N",
+                     help="with --fix: offer at most N fixes (default 10); the search stops once N are verified")
+    progress.add_arguments(exp)
     from kubesched.cli import bench
 
     bench.add_parser(sub)
@@ -88,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = {0: logging.WARNING, 1: logging.INFO}.get(args.verbose, logging.DEBUG)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     try:
+        if args.command == "explain" and args.fix_limit < 1:
+            raise KubeschedError(f"explain --fix-limit: must be at least 1, got {args.fix_limit}")
         if args.command == "explain" and (args.kubeconfig or args.scheduler_url):
             from kubesched.cli import explain_remote
 

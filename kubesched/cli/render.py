@@ -190,6 +190,10 @@ def print_document(con: Console, doc: dict[str, Any]) -> None:
                     detail += f", backoff until {_iso(e['backoffExpiration'])}"
             t.add_row(_iso(e["time"]), e["event"], escape(detail))
         con.print(t)
+    if doc.get("blockers"):  # a pod still pending: every blocker (kubesched.explain.blockers)
+        from kubesched.cli.render_fixes import print_blockers
+
+        print_blockers(con, doc["blockers"])
 
 
 def document_text(doc: dict[str, Any], width: int = 120) -> str:

@@ -16,7 +16,7 @@ from kubesched.config import load_config
 from kubesched.framework.errors import ProfileError
 from kubesched.plugins.registry import in_tree_registry
 from kubesched.explain.attempt import Attempt
-from kubesched.sim.driver import Simulation
+from kubesched.sim.driver import PodOutcome, Simulation
 
 
 def _simulate(args: argparse.Namespace, explain: bool) -> Simulation:
@@ -96,7 +96,21 @@ def explain(args: argparse.Namespace) -> int:
     sim = _simulate(args, explain=True)
     for out in sim.results():
         if out.pod.namespace == ns and out.pod.name == name:
+            extra = _blockers_and_fixes(args, sim, out)
+            if args.output == "json":
+                json.dump({"pod": out.to_json(True), **extra}, sys.stdout, indent=1)
+                sys.stdout.write("\n")
+                return 0
             render.print_explanation(out)
+            from kubesched.cli import render_fixes
+
+            con = render._console()
+            if "blockers" in extra:
+                render_fixes.print_blockers(con, extra["blockers"])
+            if "fixSearch" in extra:
+                render_fixes.print_fixes(con, extra["fixSearch"])
+            elif args.fix:
+                con.print(f"nothing to fix: the pod is {out.status}")
             return 0
     for pod in sim.completed:
         if pod.namespace == ns and pod.name == name:
@@ -104,3 +118,26 @@ def explain(args: argparse.Namespace) -> int:
     elsewhere = sorted(o.pod.key for o in sim.results() if o.pod.name == name)
     hint = f" (did you mean {', '.join(elsewhere)}?)" if elsewhere else ""
     raise KubeschedError(f"pod {ns}/{name}: not a pending pod in the given manifests{hint}")
+
+
+def _blockers_and_fixes(args: argparse.Namespace, sim: Simulation, out: PodOutcome) -> dict[str, Any]:
+    """For a pod the run left pending: every blocker on the final state and, with ``--fix``,
+    the verified fixes (``blockers``, ``fixes``, ``fixSearch``)."""
+    import dataclasses
+
+    from kubesched.explain.fixes import find_fixes
+    from kubesched.scheduler.whatif import SchedulerWhatIf
+
+    pod = sim.cluster.pods.get(out.pod.uid)
+    if pod is None or pod.node_name or out.status not in ("Unschedulable", "Error", "Pending"):
+        return {}
+    pod = dataclasses.replace(pod, nominated_node_name="")
+    world = SchedulerWhatIf(sim.sched, list(sim.cluster.priority_classes.values()))
+    if not args.fix:
+        return {"blockers": world.blockers(pod).to_json()}
+    with progress.Bar("fixes", None, args.progress) as bar:
+        report = find_fixes(world, pod, args.fix_limit,
+                            progress=lambda i, n, kind: bar.update(i, total=n, description=f"checking {kind}"))
+    doc = report.to_json()
+    doc["dryCycles"] = world.cycles
+    return {"blockers": report.blockers.to_json(), "fixes": doc["fixes"], "fixSearch": doc}

@@ -55,6 +55,8 @@ class SchedulerComponent:
         if state is not None and hasattr(state, "explain"):  # the server's /debug/explain
             state.explain = self._explain  # the current scheduler's, across restarts
             state.explain_text = self._explain_text if self.explain_text is not None else None
+            if hasattr(state, "explain_fixes"):
+                state.explain_fixes = lambda ns, name, limit: self.live.explain_fixes(ns, name, limit)
         stopping = getattr(getattr(server, "state", None), "stopping", None)
         self._thread = threading.Thread(target=self._run, args=(stopping,), name="scheduler-component",
                                         daemon=True)

@@ -10,7 +10,8 @@
     kube-scheduler's metrics (upstream names) and ``leader_election_master_status``.
 ``/debug/explain/<namespace>/<pod>``
     the pod's last scheduling attempt: per-node filter verdicts and per-plugin scores, as
-    ``kubesched explain`` shows them (JSON; ``?output=text`` for the table).
+    ``kubesched explain`` shows them (JSON; ``?output=text`` for the table), with every
+    blocker of a pod still pending; ``?fixes=N``: at most N verified fixes instead.
 
 Health answers have the apiserver library's form (``k8s.io/apiserver/pkg/server/healthz``):
 ``ok``, or with ``?verbose`` (or on a failure, status 500) one ``[+]name ok`` /
@@ -51,6 +52,8 @@ class EndpointHooks:
     registry: CollectorRegistry
     explain: Callable[[str, str], dict[str, Any] | None]
     explain_text: Callable[[str, str], str | None] | None = None
+    # ?fixes=N: what would make a pending pod schedule (kubesched.live.whatif)
+    explain_fixes: Callable[[str, str, int], dict[str, Any] | None] | None = None
     extra_routes: list[BaseRoute] = field(default_factory=list)  # run --ui: the web UI's routes
 
 
@@ -113,6 +116,15 @@ def build_app(hooks: EndpointHooks) -> Starlette:
             if text is None:
                 return PlainTextResponse(f"pod {ns}/{name} has no scheduling attempt\n", status_code=404)
             return PlainTextResponse(text)
+        fixes = request.query_params.get("fixes")
+        if fixes is not None and hooks.explain_fixes is not None:
+            limit = int(fixes) if fixes.isdigit() else 0
+            if limit < 1:
+                return JSONResponse({"error": f"fixes={fixes!r}: must be a positive integer"}, status_code=400)
+            found = hooks.explain_fixes(ns, name, limit)
+            if found is None:
+                return JSONResponse({"error": f"pod {ns}/{name} is not pending"}, status_code=404)
+            return JSONResponse(found)
         doc = hooks.explain(ns, name)
         if doc is None:
             return JSONResponse({"error": f"pod {ns}/{name} has no scheduling attempt"}, status_code=404)

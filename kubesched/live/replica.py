@@ -141,7 +141,8 @@ class Replica:
         return EndpointHooks(
             healthz=base, readyz=[*base, ("sched-handler-sync", synced), ("shutdown", shutdown)],
             registry=self.metrics_registry, explain=lambda ns, name: self.live.explain(ns, name),
-            explain_text=None if explain_text is None else text)
+            explain_text=None if explain_text is None else text,
+            explain_fixes=lambda ns, name, limit: self.live.explain_fixes(ns, name, limit))
 
     # -- running -----------------------------------------------------------------------------
     def start(self) -> None:

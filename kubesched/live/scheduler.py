@@ -68,6 +68,7 @@ from kubesched.live.annotations import ResultAnnotator
 from kubesched.live.binder import Binder
 from kubesched.explain.store import DEFAULT_MAX_ATTEMPTS, DEFAULT_PER_POD, ExplainStore
 from kubesched.live.loop import SchedulingLoop
+from kubesched.live.whatif import LiveWhatIf
 from kubesched.live.metrics import SchedulerMetrics
 from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
 from kubesched.queue.moves import QueueMove
@@ -161,6 +162,7 @@ class LiveScheduler:
         # queue moves go to these (explain history, metrics); the queue keeps no log of its own
         self.move_hooks: list[Callable[[QueueMove], None]] = []
         self.store = ExplainStore(options.explain_attempts_per_pod, options.explain_max_attempts)
+        self.whatif = LiveWhatIf(self.sched, self.pods.get_namespaced, lambda: list(self.priority_classes.values()))
         self.move_hooks.append(self.store.on_move)
         self.queue = SchedulingQueue.for_profiles(
             profiles, self.clock.now, initial_backoff=float(config.pod_initial_backoff_seconds),
@@ -348,4 +350,12 @@ class LiveScheduler:
         it was never tried."""
         # not under the scheduler's lock: building a document over 5,000 nodes must not hold up
         # the loop; a binding thread only replaces an attempt's result, chosen node and message
-        return self.store.document(f"{namespace}/{name}", self.clock.to_unix)
+        doc = self.store.document(f"{namespace}/{name}", self.clock.to_unix)
+        if doc is not None:  # a pod still pending: every blocker, on the current cache (live.whatif)
+            self.whatif.add_blockers(doc)
+        return doc
+
+    def explain_fixes(self, namespace: str, name: str, limit: int) -> dict[str, Any] | None:
+        """What would make the pending pod schedule (``?fixes=N`` of ``/debug/explain``);
+        None when the pod is not pending in this scheduler."""
+        return self.whatif.fixes(namespace, name, limit)

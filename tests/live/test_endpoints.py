@@ -67,10 +67,14 @@ def make_hooks(state: dict[str, str | None], explained: list[tuple[str, str]], r
         explained.append((ns, name))
         return EXPLAINED_TEXT if (ns, name) == ("default", "p1") else None
 
+    def explain_fixes(ns: str, name: str, limit: int) -> dict[str, Any] | None:
+        explained.append((ns, f"{name}?fixes={limit}"))
+        return {"fixes": [], "limit": limit} if (ns, name) == ("default", "p1") else None
+
     health = [("ping", check("ping")), ("leaderElection", check("leaderElection"))]
     ready = health + [("sched-handler-sync", check("sched-handler-sync")), ("shutdown", check("shutdown"))]
     return EndpointHooks(healthz=health, readyz=ready, registry=registry, explain=explain,
-                         explain_text=explain_text if with_text else None)
+                         explain_text=explain_text if with_text else None, explain_fixes=explain_fixes)
 
 
 @pytest.fixture
@@ -245,6 +249,18 @@ def test_explain_text(ep: Fixture) -> None:
     assert (status, body) == (404, "pod default/p2 has no scheduling attempt\n")
     assert headers["content-type"].startswith("text/plain")
     assert ep.explained == [("default", "p1"), ("default", "p2")]
+
+
+def test_explain_fixes(ep: Fixture) -> None:
+    """``?fixes=N``: the fix search's document; N must be a positive integer; 404 when the
+    pod is not pending."""
+    status, body, _ = ep.get("/debug/explain/default/p1?fixes=3")
+    assert (status, json.loads(body)) == (200, {"fixes": [], "limit": 3})
+    status, body, _ = ep.get("/debug/explain/default/p1?fixes=0")
+    assert (status, json.loads(body)) == (400, {"error": "fixes='0': must be a positive integer"})
+    status, body, _ = ep.get("/debug/explain/default/p2?fixes=2")
+    assert (status, json.loads(body)) == (404, {"error": "pod default/p2 is not pending"})
+    assert ep.explained == [("default", "p1?fixes=3"), ("default", "p2?fixes=2")]
 
 
 def test_explain_text_without_explain_text_hook_answers_json(start: Callable[..., Fixture]) -> None:

@@ -236,6 +236,11 @@ class Framework(BindingPoints):
                 return st
         return True, state_out, ni_out
 
+    def nominated_state(self, state: CycleState, pod: Pod, ni: NodeInfo,
+                        ) -> tuple[bool, CycleState, NodeInfo] | Status:
+        """:meth:`_nominated_state` for explanations (kubesched.explain.blockers)."""
+        return self._nominated_state(state, pod, ni)
+
     def run_filter_with_nominated_pods(self, state: CycleState, pod: Pod, ni: NodeInfo) -> Status:
         """Upstream RunFilterPluginsWithNominatedPods (two passes when pods were added)."""
         nominated = self._nominated_state(state, pod, ni)

@@ -85,6 +85,8 @@ class ApiServerState:
     # explain document (None: never attempted) and, for ``?output=text``, the same as a table
     explain: Callable[[str, str], dict[str, Any] | None] | None = None
     explain_text: Callable[[str, str], str | None] | None = None
+    # ?fixes=N: what would make the pending pod schedule (None: no scheduler inside)
+    explain_fixes: Callable[[str, str, int], dict[str, Any] | None] | None = None
 
 
 class RequestMetrics:
@@ -140,6 +142,15 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
             if body is None:
                 return PlainTextResponse(f"pod {ns}/{name} has no scheduling attempt\n", 404)
             return PlainTextResponse(body)
+        fixes = request.query_params.get("fixes")
+        if fixes is not None and state.explain_fixes is not None:
+            limit = int(fixes) if fixes.isdigit() else 0
+            if limit < 1:
+                return JSONResponse({"error": f"fixes={fixes!r}: must be a positive integer"}, 400)
+            found = await run_in_threadpool(state.explain_fixes, ns, name, limit)
+            if found is None:
+                return JSONResponse({"error": f"pod {ns}/{name} is not pending"}, 404)
+            return JSONResponse(found)
         doc = await run_in_threadpool(state.explain, ns, name)
         if doc is None:
             return JSONResponse({"error": f"pod {ns}/{name} has no scheduling attempt"}, 404)

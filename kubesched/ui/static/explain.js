@@ -67,6 +67,11 @@ export function renderExplain(doc) {
     ],
   }));
 
+  if (doc.blockers && typeof doc.blockers === "object") out.append(renderBlockers(doc.blockers));
+  if (doc.result && doc.result !== "Scheduled" && typeof doc.pod === "string" && doc.blockers) {
+    out.append(fixesSection(doc.pod));
+  }
+
   const scores = doc.scores && typeof doc.scores === "object" ? doc.scores : {};
   const totals = doc.totals && typeof doc.totals === "object" ? doc.totals : {};
   const nodes = Object.keys(scores);
@@ -107,4 +112,97 @@ export function renderExplain(doc) {
   }
   out.append(h("details", {}, h("summary", {class: "muted"}, "explain JSON"), h("pre", {}, JSON.stringify(doc, null, 2))));
   return out;
+}
+
+// -- every blocker, and what would fix it ----------------------------------------------------
+
+function taintText(t) { return t.value ? `${t.key}=${t.value}:${t.effect}` : `${t.key}:${t.effect}`; }
+
+export function evidenceText(plugin, ev) {
+  if (!ev || typeof ev !== "object" || !Object.keys(ev).length) return "";
+  if (ev.resources) {
+    return Object.entries(ev.resources).map(([r, d]) => r === "pods" ? `pods: ${d.used} of ${d.allocatable} used`
+      : `${r}: asks ${d.requested}, ${d.free} free of ${d.allocatable}`
+        + ((d.usedBy || []).length ? ` (used by ${d.usedBy.map((u) => u.pod).join(", ")}`
+           + (d.usedByCount > d.usedBy.length ? ` +${d.usedByCount - d.usedBy.length})` : ")") : "")).join("; ");
+  }
+  if (ev.untoleratedTaints) return "untolerated " + ev.untoleratedTaints.map(taintText).join(", ");
+  if (ev.constraints) {
+    return ev.constraints.map((c) => c.nodeMissingLabel ? `node has no ${c.topologyKey} label`
+      : `${c.topologyKey}=${c.domain} has ${c.matchingInDomain} matching, min ${c.globalMin}: skew ${c.skew} > `
+        + `maxSkew ${c.maxSkew}; may go to ${(c.neededDomains || []).join(", ") || "none"}`).join("; ");
+  }
+  if (ev.portsInUse) return ev.portsInUse.map((p) => `port ${p.port}/${p.protocol} used by ${p.usedBy}`).join("; ");
+  if (plugin === "InterPodAffinity") {
+    return [...(ev.affinityTerms || []).map((t) => `affinity on ${t.topologyKey}: no matching pod in ${t.domain}`),
+            ...(ev.antiAffinityTerms || []).map((t) => `anti-affinity on ${t.topologyKey}: conflicts with ${t.matchingPods.join(", ")}`),
+            ...(ev.existingPodsAntiAffinity || []).map((e) => `${e.pod} (on ${e.node}) has anti-affinity against it`)].join("; ");
+  }
+  if (ev.claims) {
+    return ev.claims.map((c) => c.found === false ? `claim ${c.claim} not found`
+      : !c.boundTo ? `claim ${c.claim} unbound (class ${c.storageClass || "none"})`
+      : `claim ${c.claim} -> ${c.boundTo}` + Object.entries(c.volumeZones || {}).map(([k, z]) =>
+          ` (${k} ${z.join(", ")}; node: ${(c.nodeZones || {})[k] || "none"})`).join("")).join("; ") || "no claims";
+  }
+  if (ev.nodeSelector) return ev.nodeSelector.map((m) => `nodeSelector ${m.key}=${m.wanted} (node: ${m.node ?? "no label"})`).join("; ");
+  return JSON.stringify(ev);
+}
+
+export function renderBlockers(b) {
+  const rows = [];
+  for (const [node, list] of Object.entries(b.nodes || {})) {
+    for (const x of list || []) {
+      rows.push({node, plugin: x.plugin || "", upstream: x.beyondUpstream ? "" : "decides",
+                 evidence: evidenceText(x.plugin, x.evidence) || (x.reasons || []).join("; ")});
+    }
+  }
+  const by = Object.entries(b.byPlugin || {}).map(([p, n]) => `${p} ${n}`).join(", ");
+  const box = h("div", {"data-testid": "blockers"},
+    h("h2", {}, `Every blocker: ${b.blockedNodes ?? rows.length} node(s) blocked (${by}); `
+                + `${b.rejectionsBeyondUpstream ?? 0} beyond upstream's first rejection`));
+  box.append(vtable({
+    testid: "blockers-table", height: `${Math.min(rows.length + 1, 14) * 28 + 4}px`, source: localSource(rows),
+    columns: [
+      {title: "node", width: "200px", cell: (r) => r.node},
+      {title: "plugin", width: "190px", cell: (r) => r.plugin},
+      {title: "upstream", width: "90px", cell: (r) => h("span", {class: r.upstream ? "bad" : "muted"}, r.upstream || "beyond")},
+      {title: "evidence", width: "1fr", cell: (r) => r.evidence},
+    ],
+  }));
+  return box;
+}
+
+export function renderFixes(doc) {
+  const fixes = Array.isArray(doc.fixes) ? doc.fixes : [];
+  const box = h("div", {"data-testid": "fixes"},
+    h("p", {class: "muted"}, `${fixes.length} verified fix(es) of ${doc.candidatesChecked ?? 0} checked, smallest change first`));
+  if (!fixes.length) box.append(h("p", {}, "no change tried lets the scheduler place the pod"));
+  fixes.forEach((f, i) => box.append(h("div", {class: "box", "data-testid": "fix"},
+    h("div", {}, h("b", {}, `${i + 1}. ${f.kind}`), ` ${f.target}`, f.node ? [" → lands on ", h("b", {}, f.node)] : ""),
+    h("div", {class: "why"}, f.why || ""),
+    f.moves && Object.keys(f.moves).length ? h("div", {}, "moved pods land on: "
+      + Object.entries(f.moves).map(([p, n]) => `${p} → ${n}`).join(", ")) : "",
+    h("pre", {}, f.command || JSON.stringify(f.patch, null, 1)))));
+  return box;
+}
+
+function fixesSection(pod) {
+  // opened by the user: the search runs once (it holds the scheduler while it runs), and an
+  // open <details> keeps the page from redrawing underneath it
+  const body = h("div", {class: "muted"}, "checking changes with the scheduler…");
+  const d = h("details", {"data-testid": "fixes-section"}, h("summary", {}, "What would fix it?"), body);
+  let asked = false;
+  d.addEventListener("toggle", async () => {
+    if (!d.open || asked) return;
+    asked = true;
+    const [ns, name] = pod.split("/");
+    try {
+      const r = await fetch(`/debug/explain/${encodeURIComponent(ns)}/${encodeURIComponent(name)}?fixes=10`);
+      const doc = await r.json();
+      body.replaceWith(r.ok ? renderFixes(doc) : h("div", {class: "bad"}, doc.error || `HTTP ${r.status}`));
+    } catch (e) {
+      body.replaceWith(h("div", {class: "bad"}, String(e)));
+    }
+  });
+  return d;
 }
