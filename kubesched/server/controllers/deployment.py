@@ -45,6 +45,19 @@ _SKIP_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration", R.REVIS
                      "revision-history", R.DESIRED_REPLICAS, R.MAX_REPLICAS)
 
 
+def rs_annotations(d: Obj, rs: Obj | None, rev: int) -> dict[str, str]:
+    """A new ReplicaSet's annotations (``SetNewReplicaSetAnnotations``): the Deployment's own
+    (but kubectl's and the revision ones), the revision, desired and max replicas."""
+    ann = dict(meta(rs).get("annotations") or {}) if rs is not None else {}
+    for k, v in (meta(d).get("annotations") or {}).items():
+        if k not in _SKIP_ANNOTATIONS:
+            ann[k] = v
+    ann[R.REVISION] = str(rev)
+    ann[R.DESIRED_REPLICAS] = str(R.replicas(d))
+    ann[R.MAX_REPLICAS] = str(R.replicas(d) + R.max_surge(d))
+    return ann
+
+
 def created_at(obj: Obj) -> tuple[str, str]:
     return str(meta(obj).get("creationTimestamp") or ""), str(meta(obj).get("name"))
 
@@ -268,14 +281,7 @@ class DeploymentController(Controller[Key]):
         return new_rs
 
     def _rs_annotations(self, d: Obj, rs: Obj | None, rev: int) -> dict[str, str]:
-        ann = dict(meta(rs).get("annotations") or {}) if rs is not None else {}
-        for k, v in (meta(d).get("annotations") or {}).items():
-            if k not in _SKIP_ANNOTATIONS:
-                ann[k] = v
-        ann[R.REVISION] = str(rev)
-        ann[R.DESIRED_REPLICAS] = str(R.replicas(d))
-        ann[R.MAX_REPLICAS] = str(R.replicas(d) + R.max_surge(d))
-        return ann
+        return rs_annotations(d, rs, rev)
 
     def _create_rs(self, key: Key, d: Obj, rss: list[Obj], rev: int) -> Obj | None:
         collisions = R.status(d).get("collisionCount")

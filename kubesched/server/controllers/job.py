@@ -55,6 +55,14 @@ def condition_true(job: Obj, type_: str) -> bool:
                for c in (job.get("status") or {}).get("conditions") or [])
 
 
+def pods_wanted(job: Obj, succeeded: int) -> int:
+    """How many pods the Job keeps active: ``parallelism``, bounded by the completions left."""
+    spec = job.get("spec") or {}
+    want = int(spec.get("parallelism", 1))
+    completions = spec.get("completions")
+    return want if completions is None else max(0, min(want, int(completions) - succeeded))
+
+
 def pending_indexes(job: Obj, pods: list[Obj], count: int) -> list[int | None]:
     """What the next ``count`` pods are for: None each for a NonIndexed Job; for an Indexed
     one the lowest completion indexes with neither an active nor a succeeded pod
@@ -119,9 +127,7 @@ class JobController(Controller[Key]):
                 self._delete_pod(job, p)
             active = []
         elif not done:
-            want = int(spec.get("parallelism", 1))
-            if completions is not None:
-                want = min(want, completions - succeeded)
+            want = pods_wanted(job, succeeded)
             if len(active) < want:
                 active += self._create_pods(key, job, pending_indexes(job, pods, want - len(active)))
         self._write_status(key, job, active, succeeded, failed, done, over_limit)
