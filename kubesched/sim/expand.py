@@ -270,6 +270,29 @@ class Expander:
                 self._create(d, ds, M.daemon_pod(ds, node_name, revision), rng)
 
 
+def replica_of(raw: Obj) -> Obj:
+    """The pod one replica of a workload is (``capacity fit --pod``): a Deployment's through
+    its ReplicaSet, a StatefulSet's ordinal 0 without its claims (fit copies one pod, and a
+    claim is one pod's own), a Job's first pod; a PodTemplate's ``template``."""
+    kind = raw["kind"]
+    if kind == "PodTemplate":
+        owner = {"metadata": {**meta(raw)}}
+        pod = M.pod_from_template(raw.get("template") or {}, owner, "v1", "PodTemplate")
+        del pod["metadata"]["ownerReferences"]
+    elif kind == "Deployment":
+        rs = M.new_replicaset(raw, 1, {})
+        pod = M.pod_from_template(M.template_of(rs), rs, M.RS_API, M.RS_KIND)
+    elif kind == "StatefulSet":
+        sts = {**raw, "spec": {**M.spec_of(raw), "volumeClaimTemplates": []}}
+        pod = M.statefulset_pod(sts, 0)
+    elif kind == "Job":
+        pod = M.job_pod(raw, 0 if M.is_indexed(raw) else None)
+    else:
+        pod = M.pod_from_template(M.template_of(raw), raw, M.RS_API, M.RS_KIND)
+    pod["metadata"].setdefault("name", str(pod["metadata"].pop("generateName", "pod")).rstrip("-"))
+    return pod
+
+
 def _owned_by(obj: Obj, owner: Obj) -> bool:
     ref = controller_ref(obj)
     return ref is not None and ref.get("kind") == owner.get("kind") and \

@@ -323,3 +323,26 @@ spec:
     assert {p["ownerReferences"][0]["kind"] for p in doc["pods"]} == {"ReplicaSet"}
     assert main(["simulate", "-f", path, "--pods"]) == 0
     assert "default/web-" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("template", "fits"), [
+    ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 9\n"
+     "  selector: {matchLabels: {app: web}}\n"
+     "  template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: x, "
+     "resources: {requests: {cpu: '1'}}}]}}\n", 4),
+    ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n"
+     "  template: {spec: {restartPolicy: Never, containers: [{name: c, image: x, "
+     "resources: {requests: {cpu: 1500m}}}]}}\n", 2),
+    ("apiVersion: v1\nkind: PodTemplate\nmetadata: {name: t}\n"
+     "template: {spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '3'}}}]}}\n", 1),
+], ids=["deployment", "job", "podtemplate"])
+def test_capacity_fit_takes_a_workload_as_the_pod(tmp_path: Path, capsys: Any, template: str, fits: int) -> None:
+    """One replica of the workload is the pod fit copies: on one 4-cpu node, 1 cpu fits 4
+    times, 1.5 cpu twice, 3 cpu once (worked out by hand)."""
+    nodes = tmp_path / "nodes.yaml"
+    nodes.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+                     "status: {capacity: {cpu: '4', memory: 8Gi, pods: '110'}}\n")
+    pod = tmp_path / "pod.yaml"
+    pod.write_text(template)
+    assert main(["capacity", "fit", "-f", str(nodes), "--pod", str(pod), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["fits"] == fits
