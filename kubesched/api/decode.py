@@ -42,6 +42,7 @@ from kubesched.api.schema import check_object
 log = logging.getLogger(__name__)
 
 SUFFIXES = (".yaml", ".yml", ".json")
+PROGRESS_EVERY = 1000  # objects between two progress reports
 
 # Kinds kubesched schedules with, and the apiVersion upstream v1.34 serves them in.
 SCHEDULED_KINDS: dict[str, str] = {
@@ -119,12 +120,12 @@ class Hooks:
     because this layer cannot import them: ``check`` sees each object as read (strict field
     validation; ``duplicates`` asks the reader to note fields named twice), ``expand``
     returns the objects the workload controllers would create from the (named) objects,
-    ``progress`` hears (bytes read, bytes in all files)."""
+    ``progress`` hears (what, done, total): bytes of the files read, then objects decoded."""
 
     check: Callable[[Doc], None] | None = None
     duplicates: bool = False
     expand: Callable[[list[Doc]], list[Doc]] | None = None
-    progress: Callable[[int, int], None] | None = None
+    progress: Callable[[str, int, int], None] | None = None
 
 
 def read_documents(paths: list[str], hooks: Hooks = Hooks()) -> list[Doc]:
@@ -138,9 +139,11 @@ def read_documents(paths: list[str], hooks: Hooks = Hooks()) -> list[Doc]:
             if hooks.check is not None:
                 hooks.check(d)
             docs.append(d)
+            if hooks.progress is not None and len(docs) % PROGRESS_EVERY == 0:
+                hooks.progress("checking objects (bytes)", done, total)
         done += size
         if hooks.progress is not None:
-            hooks.progress(done, total)
+            hooks.progress("reading files (bytes)", done, total)
     return docs
 
 
@@ -169,10 +172,14 @@ def load_manifests(paths: list[str], hooks: Hooks = Hooks()) -> Manifest:
             except DecodeError as exc:
                 raise exc.at(obj=describe(d.raw), file=d.file) from None
             classes[pc.name] = pc
+    if hooks.progress is not None:
+        hooks.progress("defaulting objects", 0, len(docs))
     raws = default_manifest([d.raw for d in docs], classes, files=[d.file for d in docs])
     m = Manifest(priority_classes=list(classes.values()))
     pod_files: list[str] = []
-    for d, raw in zip(docs, raws):
+    for i, (d, raw) in enumerate(zip(docs, raws)):
+        if hooks.progress is not None and i % PROGRESS_EVERY == 0:
+            hooks.progress("decoding objects", i, len(docs))
         try:
             _add(m, raw, pod_files, d.file)
         except DecodeError as exc:

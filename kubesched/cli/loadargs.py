@@ -39,6 +39,6 @@ def load_manifests(args: argparse.Namespace, paths: list[str] | None = None) -> 
     a bar on stderr while large inputs load (``--progress``, or on a terminal after 2 s)."""
     from kubesched.sim.loading import load
 
-    with progress.Bar("loading (bytes)", None, getattr(args, "progress", progress.AUTO)) as bar:
+    with progress.Bar("loading", None, getattr(args, "progress", progress.AUTO)) as bar:
         return load(paths if paths is not None else args.filename,
-                    options(args, lambda done, total: bar.update(done, total=total)))
+                    options(args, lambda what, done, total: bar.update(done, total=total, description=what)))

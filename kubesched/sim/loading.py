@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 
 STRICT, WARN, IGNORE = "strict", "warn", "ignore"
 VALIDATE_MODES = (STRICT, WARN, IGNORE)
-Progress = Callable[[int, int], None]
+Progress = Callable[[str, int, int], None]  # (what, done, total)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -46,7 +46,7 @@ class LoadOptions:
     validate: str = STRICT  # unknown and duplicate fields: strict | warn | ignore
     cronjobs_fire: bool = False  # each CronJob creates one Job (its next scheduled run)
     expand: bool = True  # workloads -> their pods
-    progress: Progress | None = None  # (bytes read, bytes in all files)
+    progress: Progress | None = None  # bytes of the files read, then objects decoded
 
 
 def field_problems(d: Doc) -> list[str]:
