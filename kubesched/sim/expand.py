@@ -226,8 +226,18 @@ class Expander:
                 if ordered and previous is not None and not (previous.raw.get("spec") or {}).get("nodeName"):
                     self.after[key] = _key(previous.raw)
             else:
+                self._adopt_by_name(sts, pod)
                 self._group(sts).append(_key(pod.raw))
             previous = pod
+
+    def _adopt_by_name(self, sts: Obj, pod: Doc) -> None:
+        """An orphan named as one of the set's ordinals and matching its selector is adopted
+        (``ClaimPods`` in ``stateful_set.go``)."""
+        sel = selector_of(sts)
+        if controller_ref(pod.raw) is None and not deleting(pod.raw) and sel is not None and \
+                sel.matches(meta(pod.raw).get("labels") or {}):
+            refs = list(meta(pod.raw).get("ownerReferences") or []) + [owner_reference(sts, M.STS_API, M.STS_KIND)]
+            pod.raw = {**pod.raw, "metadata": {**meta(pod.raw), "ownerReferences": refs}}
 
     def _job(self, d: Doc) -> None:
         job = d.raw

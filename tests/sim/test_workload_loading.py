@@ -346,3 +346,27 @@ def test_capacity_fit_takes_a_workload_as_the_pod(tmp_path: Path, capsys: Any, t
     pod.write_text(template)
     assert main(["capacity", "fit", "-f", str(nodes), "--pod", str(pod), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["fits"] == fits
+
+
+def test_statefulset_adopts_its_existing_ordinal_and_waits_only_for_unscheduled_ones(tmp_path: Path) -> None:
+    """pkg/controller/statefulset/stateful_set.go (ClaimPods adopts an orphan its selector
+    matches) and stateful_set_control.go (ordinal i+1 waits for ordinal i): db-0 exists and
+    is bound, so db-1 is created at once and db-2 after db-1."""
+    m = load([_write(tmp_path, """
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 3
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template: {metadata: {labels: {app: db}}, spec: {containers: [{name: c, image: x}]}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: db-0, labels: {app: db}}
+spec: {nodeName: n1, containers: [{name: c, image: x}]}
+""")])
+    assert [p.name for p in m.pods] == ["db-0", "db-1", "db-2"]
+    assert m.pods[0].raw["metadata"]["ownerReferences"][0]["kind"] == "StatefulSet"
+    assert m.after == {"default/db-2": "default/db-1"}
