@@ -120,7 +120,8 @@ class Hooks:
     because this layer cannot import them: ``check`` sees each object as read (strict field
     validation; ``duplicates`` asks the reader to note fields named twice), ``expand``
     returns the objects the workload controllers would create from the (named) objects,
-    ``progress`` hears (what, done, total): bytes of the files read, then objects decoded."""
+    ``progress`` hears (what, done, total): objects read (total 0: unknown), bytes of the
+    files read, then objects decoded."""
 
     check: Callable[[Doc], None] | None = None
     duplicates: bool = False
@@ -140,7 +141,7 @@ def read_documents(paths: list[str], hooks: Hooks = Hooks()) -> list[Doc]:
                 hooks.check(d)
             docs.append(d)
             if hooks.progress is not None and len(docs) % PROGRESS_EVERY == 0:
-                hooks.progress("checking objects (bytes)", done, total)
+                hooks.progress("reading objects", len(docs), 0)
         done += size
         if hooks.progress is not None:
             hooks.progress("reading files (bytes)", done, total)

@@ -41,4 +41,4 @@ def load_manifests(args: argparse.Namespace, paths: list[str] | None = None) -> 
 
     with progress.Bar("loading", None, getattr(args, "progress", progress.AUTO)) as bar:
         return load(paths if paths is not None else args.filename,
-                    options(args, lambda what, done, total: bar.update(done, total=total, description=what)))
+                    options(args, lambda what, done, total: bar.update(done, total=total or None, description=what)))

@@ -12,7 +12,8 @@
   the API server's ``is invalid`` message): a Deployment without a template, or whose
   selector does not match its template's labels, is refused as ``kubectl apply`` would be;
 * the pods the workload controllers would create (:mod:`kubesched.sim.expand`);
-* progress on stderr while large inputs are read (``--progress``, or a terminal).
+* progress on stderr while large inputs are read (``--progress``, or a terminal);
+* manifests without a single object (an empty directory, empty files) are an error.
 """
 
 from __future__ import annotations
@@ -108,6 +109,9 @@ def load(paths: list[str], opts: LoadOptions = LoadOptions()) -> Manifest:
     hooks = Hooks(check=_checker(opts.validate), duplicates=opts.validate != IGNORE,
                   expand=expander, progress=opts.progress)
     manifest = load_manifests(paths, hooks)
+    if not any((manifest.nodes, manifest.pods, manifest.workloads, manifest.storage, manifest.dra, manifest.others,
+                manifest.pdbs, manifest.namespaces, manifest.priority_classes, manifest.pod_groups)):
+        raise DecodeError("no objects in these manifests (empty files?)", file=", ".join(paths))
     if expander is not None:
         manifest.after = expander.after
         manifest.owners = expander.owners

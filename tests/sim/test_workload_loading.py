@@ -370,3 +370,9 @@ spec: {nodeName: n1, containers: [{name: c, image: x}]}
     assert [p.name for p in m.pods] == ["db-0", "db-1", "db-2"]
     assert m.pods[0].raw["metadata"]["ownerReferences"][0]["kind"] == "StatefulSet"
     assert m.after == {"default/db-2": "default/db-1"}
+
+
+def test_manifests_without_objects_are_an_error(tmp_path: Path) -> None:
+    (tmp_path / "empty.yaml").write_text("# nothing here\n---\n")
+    with pytest.raises(DecodeError, match="no objects in these manifests"):
+        load([str(tmp_path)])
