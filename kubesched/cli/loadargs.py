@@ -22,6 +22,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--validate", choices=VALIDATE_MODES, default=STRICT,
                    help="unknown or duplicate fields in the manifests: an error (strict, the default, as "
                         "kubectl apply), a warning on stderr (warn), or nothing (ignore)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--controllers", dest="controllers", action="store_const", const=True, default=None,
+                   help="turn Deployments, ReplicaSets, StatefulSets, Jobs, CronJobs and DaemonSets into the pods "
+                        "their controllers would create (the default, except with --single-pass)")
+    g.add_argument("--no-controllers", dest="controllers", action="store_const", const=False,
+                   help="schedule only the pods in the manifests, workloads read as listers only (the default "
+                        "with --single-pass, the scheduler-alone setting of the fidelity corpora)")
     p.add_argument("--cronjobs-fire", action="store_true",
                    help="each CronJob creates one Job, the run of its first scheduled time after the "
                         "simulation's clock starts (1970-01-01T00:00:00Z); default: CronJobs create nothing")
@@ -30,7 +37,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def options(args: argparse.Namespace, on_progress: Any = None) -> "LoadOptions":
     from kubesched.sim.loading import LoadOptions
 
-    return LoadOptions(validate=getattr(args, "validate", STRICT),
+    controllers = getattr(args, "controllers", None)
+    if controllers is None:
+        controllers = not getattr(args, "single_pass", False)
+    return LoadOptions(validate=getattr(args, "validate", STRICT), expand=controllers,
                        cronjobs_fire=getattr(args, "cronjobs_fire", False), progress=on_progress)
 
 
