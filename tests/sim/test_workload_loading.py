@@ -376,3 +376,22 @@ def test_manifests_without_objects_are_an_error(tmp_path: Path) -> None:
     (tmp_path / "empty.yaml").write_text("# nothing here\n---\n")
     with pytest.raises(DecodeError, match="no objects in these manifests"):
         load([str(tmp_path)])
+
+
+@pytest.mark.parametrize(("flags", "pods"), [
+    ([], 2), (["--single-pass"], 0), (["--single-pass", "--controllers"], 2), (["--no-controllers"], 0),
+], ids=["default", "single-pass", "single-pass-controllers", "no-controllers"])
+def test_controllers_switch(tmp_path: Path, capsys: Any, flags: list[str], pods: int) -> None:
+    """The controllers run unless --no-controllers, or --single-pass (the fidelity corpora's
+    scheduler-alone setting) without --controllers."""
+    path = _write(tmp_path, f"""
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {{name: rs}}
+spec:
+  replicas: 2
+  selector: {{matchLabels: {{app: a}}}}
+  template: {{metadata: {{labels: {{app: a}}}}, spec: {CONTAINER}}}
+""")
+    assert main(["simulate", "-f", path, "-o", "json", *flags]) == 0
+    assert len(json.loads(capsys.readouterr().out)["pods"]) == pods
