@@ -102,6 +102,10 @@ def explain(args: argparse.Namespace) -> int:
     for pod in sim.completed:
         if pod.namespace == ns and pod.name == name:
             raise KubeschedError(f"pod {ns}/{name}: phase {pod.phase}: finished pods are invisible to the scheduler")
+    waits_for = sim.not_created.get(f"{ns}/{name}")
+    if waits_for is not None:
+        raise KubeschedError(f"pod {ns}/{name}: not created: its StatefulSet creates it once {waits_for} "
+                             f"is scheduled (OrderedReady), and {waits_for} is not")
     elsewhere = sorted(o.pod.key for o in sim.results() if o.pod.name == name)
     hint = f" (did you mean {', '.join(elsewhere)}?)" if elsewhere else ""
     raise KubeschedError(f"pod {ns}/{name}: not a pending pod in the given manifests{hint}")

@@ -395,3 +395,15 @@ spec:
 """)
     assert main(["simulate", "-f", path, "-o", "json", *flags]) == 0
     assert len(json.loads(capsys.readouterr().out)["pods"]) == pods
+
+
+def test_duplicate_fields_of_json_name_their_path(tmp_path: Path) -> None:
+    """A JSON object naming a field twice (the last value would win) is refused with the
+    field's path, as strict decoding reports it; in a List, the path within the item."""
+    path = tmp_path / "m.json"
+    path.write_text('{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Pod", '
+                    '"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "x", "image": "y"}]}}]}')
+    with pytest.raises(DecodeError) as err:
+        load([str(path)])
+    assert str(err.value) == (f'{path}: Pod default/p: strict decoding error: '
+                              'duplicate field "spec.containers[0].image"')
