@@ -407,3 +407,42 @@ def test_duplicate_fields_of_json_name_their_path(tmp_path: Path) -> None:
         load([str(path)])
     assert str(err.value) == (f'{path}: Pod default/p: strict decoding error: '
                               'duplicate field "spec.containers[0].image"')
+
+
+def test_a_deployment_reuses_its_replicaset_from_a_snapshot(tmp_path: Path) -> None:
+    """pkg/controller/deployment/sync.go getNewReplicaSet: the ReplicaSet the Deployment
+    controls whose template equals the Deployment's, ignoring pod-template-hash
+    (EqualIgnoreHash), is the new one: no second ReplicaSet; its 2 running pods are
+    adopted and 1 is created for replicas 3."""
+    m = load([_write(tmp_path, f"""
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web, uid: d-uid}}
+spec:
+  replicas: 3
+  selector: {{matchLabels: {{app: web}}}}
+  template: {{metadata: {{labels: {{app: web}}}}, spec: {CONTAINER}}}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: web-abc12
+  uid: rs-uid
+  ownerReferences: [{{apiVersion: apps/v1, kind: Deployment, name: web, uid: d-uid, controller: true}}]
+spec:
+  replicas: 3
+  selector: {{matchLabels: {{app: web, pod-template-hash: abc12}}}}
+  template: {{metadata: {{labels: {{app: web, pod-template-hash: abc12}}}}, spec: {CONTAINER}}}
+""" + "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-abc12-{i}
+  labels: {{app: web, pod-template-hash: abc12}}
+  ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: web-abc12, uid: rs-uid, controller: true}}]
+spec: {{nodeName: n{i + 1}, containers: [{{name: c, image: x}}]}}
+""" for i in range(2)))])
+    assert [w.name for w in m.workloads if w.kind == "ReplicaSet"] == ["web-abc12"]
+    assert [p.name for p in m.pods][:2] == ["web-abc12-0", "web-abc12-1"]
+    assert len(m.pods) == 3 and m.pods[2].name.startswith("web-abc12-")
+    assert m.owners == {"Deployment default/web": [p.key for p in m.pods]}
