@@ -96,7 +96,7 @@ def admit(d: Doc) -> dict[str, Any]:
     except DecodeError as exc:
         causes = [decode_cause(exc, raw)]
     if causes:
-        err = E.invalid(f"{kind}.{group}" if group else kind, group, name, causes)
+        err = E.invalid(kind, group, name, causes)
         raise DecodeError(err.message, obj=describe(d.raw), file=d.file)
     if status is not None:
         raw["status"] = status
