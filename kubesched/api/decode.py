@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ from kubesched.api.schema import check_object
 log = logging.getLogger(__name__)
 
 SUFFIXES = (".yaml", ".yml", ".json")
+PROGRESS_EVERY = 1000  # objects between two progress reports
 
 # Kinds kubesched schedules with, and the apiVersion upstream v1.34 serves them in.
 SCHEDULED_KINDS: dict[str, str] = {
@@ -55,8 +56,8 @@ SCHEDULED_KINDS: dict[str, str] = {
     # DRA (kubesched.api.dra), read by DynamicResources
     **{k: DRA_API_VERSION for k in DRA_KINDS},
 }
-# Kinds accepted and kept as raw dictionaries but not scheduled (controllers are NOT
-# expanded into pods: list the pods themselves).
+# Kinds accepted and kept as raw dictionaries (DaemonSets and CronJobs make pods through
+# kubesched.sim.expand, when the offline commands load them).
 OTHER_KINDS: dict[str, str] = {
     "ConfigMap": "v1", "Secret": "v1", "ServiceAccount": "v1",
     "DaemonSet": "apps/v1", "CronJob": "batch/v1",
@@ -80,10 +81,15 @@ class Manifest:
     pod_groups: list[PodGroup] = field(default_factory=list)
     storage: list[StorageObject] = field(default_factory=list)  # kubesched.api.storage kinds, in file order
     # Services, ReplicationControllers, ReplicaSets, StatefulSets, Deployments, Jobs
-    # (read by PodTopologySpread's default constraints; controllers are NOT expanded into pods).
+    # (read by PodTopologySpread's default constraints).
     workloads: list[Workload] = field(default_factory=list)
     dra: list[Any] = field(default_factory=list)  # DeviceClass, ResourceSlice, ResourceClaim(Template)
     others: list[dict[str, Any]] = field(default_factory=list)
+    # Filled when workloads are turned into pods (kubesched.sim.expand): pod key -> the key of
+    # the pod it is created after (a StatefulSet's OrderedReady ordinals), and the workload
+    # ("Deployment default/web") -> the keys of the pods it made or adopted, in order.
+    after: dict[str, str] = field(default_factory=dict)
+    owners: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -94,6 +100,7 @@ class _Doc:
     doc: int
     item: str  # "" or "items[2]" (or "items[2].items[0]")
     raw: dict[str, Any]
+    duplicates: tuple[str, ...] = ()  # paths of fields named twice (when reading checks them)
 
     @property
     def where(self) -> str:
@@ -104,10 +111,59 @@ class _Doc:
         return DecodeError(message, field=path, obj=f"document {self.doc}", file=self.file)
 
 
-def load_manifests(paths: list[str]) -> Manifest:
+Doc = _Doc
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hooks:
+    """What the offline commands add to reading (:mod:`kubesched.sim.loading`), handed in
+    because this layer cannot import them: ``check`` sees each object as read (strict field
+    validation; ``duplicates`` asks the reader to note fields named twice), ``expand``
+    returns the objects the workload controllers would create from the (named) objects,
+    ``progress`` hears (what, done, total): objects read (total 0: unknown), bytes of the
+    files read, then objects decoded."""
+
+    check: Callable[[Doc], None] | None = None
+    duplicates: bool = False
+    expand: Callable[[list[Doc]], list[Doc]] | None = None
+    progress: Callable[[str, int, int], None] | None = None
+
+
+def read_documents(paths: list[str], hooks: Hooks = Hooks()) -> list[Doc]:
+    """The objects of the files in ``paths`` (directories walked), checked by ``hooks.check``."""
+    files = list(_expand(paths))
+    sizes = [_size(f) for f in files]
+    total, done = sum(sizes), 0
+    docs: list[Doc] = []
+    for f, size in zip(files, sizes):
+        for d in _read(f, hooks.duplicates):
+            if hooks.check is not None:
+                hooks.check(d)
+            docs.append(d)
+            if hooks.progress is not None and len(docs) % PROGRESS_EVERY == 0:
+                hooks.progress("reading objects", len(docs), 0)
+        done += size
+        if hooks.progress is not None:
+            hooks.progress("reading files (bytes)", done, total)
+    return docs
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def load_manifests(paths: list[str], hooks: Hooks = Hooks()) -> Manifest:
     """Read, check, default and parse the manifests in ``paths`` (files or directories)."""
-    docs = [d for f in _expand(paths) for d in _read(f)]
+    docs = read_documents(paths, hooks)
     _name_and_dedupe(docs)
+    if hooks.expand is not None:
+        made = hooks.expand(docs)
+        if made:
+            docs = docs + made
+            _name_and_dedupe(docs)
     classes: dict[str, PriorityClass] = {}
     for d in docs:
         if d.raw["kind"] == "PriorityClass":
@@ -117,10 +173,14 @@ def load_manifests(paths: list[str]) -> Manifest:
             except DecodeError as exc:
                 raise exc.at(obj=describe(d.raw), file=d.file) from None
             classes[pc.name] = pc
+    if hooks.progress is not None:
+        hooks.progress("defaulting objects", 0, len(docs))
     raws = default_manifest([d.raw for d in docs], classes, files=[d.file for d in docs])
     m = Manifest(priority_classes=list(classes.values()))
     pod_files: list[str] = []
-    for d, raw in zip(docs, raws):
+    for i, (d, raw) in enumerate(zip(docs, raws)):
+        if hooks.progress is not None and i % PROGRESS_EVERY == 0:
+            hooks.progress("decoding objects", i, len(docs))
         try:
             _add(m, raw, pod_files, d.file)
         except DecodeError as exc:
@@ -184,6 +244,8 @@ def _expand(paths: list[str]) -> Iterator[str]:
             for root, dirs, files in os.walk(path):
                 dirs.sort()
                 found.extend(os.path.join(root, f) for f in files if f.endswith(SUFFIXES))
+            if not found:
+                raise DecodeError("no manifests in this directory (no .yaml, .yml or .json file)", file=path)
             yield from sorted(found, key=lambda f: Path(os.path.relpath(f, path)).parts)
         elif os.path.exists(path):
             if not path.endswith(SUFFIXES):
@@ -193,7 +255,7 @@ def _expand(paths: list[str]) -> Iterator[str]:
             raise DecodeError("no such file or directory", file=path)
 
 
-def _read(path: str) -> Iterator[_Doc]:
+def _read(path: str, duplicates: bool = False) -> Iterator[_Doc]:
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
@@ -201,9 +263,23 @@ def _read(path: str) -> Iterator[_Doc]:
         raise DecodeError(f"not UTF-8 text: {exc.reason} at byte {exc.start}", file=path) from None
     except OSError as exc:
         raise DecodeError(exc.strerror or str(exc), file=path) from None
-    for n, obj in documents(path, text):
+    twice: dict[int, list[str]] | None = {} if duplicates else None
+    for n, obj in documents(path, text, twice):
         if obj is not None:
-            yield from _items(path, n, "", obj)
+            for d in _items(path, n, "", obj):
+                if twice and n in twice:
+                    d.duplicates = tuple(_within(twice[n], d.item))
+                yield d
+
+
+def _within(paths: list[str], item: str) -> Iterator[str]:
+    """The duplicate-field paths of one object of a document (``item``: its List path)."""
+    if not item:
+        yield from paths
+        return
+    for p in paths:
+        if p.startswith(item + "."):
+            yield p[len(item) + 1:]
 
 
 def _items(path: str, n: int, item: str, obj: Any) -> Iterator[_Doc]:

@@ -107,16 +107,18 @@ def _json_float(text: str) -> float | int:
     return _as_sent(value)
 
 
-def documents(path: str, text: str) -> Iterator[tuple[int, Any]]:
+def documents(path: str, text: str, duplicates: Duplicates | None = None) -> Iterator[tuple[int, Any]]:
     """The documents of ``text`` (read from ``path``), numbered from 1; ``None`` for an
-    empty YAML document. Raises :class:`DecodeError` naming ``path``."""
+    empty YAML document. Raises :class:`DecodeError` naming ``path``. With ``duplicates``,
+    the paths of fields named twice in one object are recorded there by document number
+    (the value read is the last one, as a lenient JSON decoder keeps)."""
     if path.endswith(".json"):
-        yield from _json_documents(path, text)
+        yield from _json_documents(path, text, duplicates)
         return
     aliased = "*" in text
     n = 0
     try:
-        for n, obj in enumerate(yaml.load_all(text, Loader=_Loader), 1):
+        for n, obj in enumerate(_yaml_documents(text, duplicates), 1):
             if aliased:
                 _check_aliases(path, n, obj)
             yield n, obj
@@ -126,18 +128,94 @@ def documents(path: str, text: str) -> Iterator[tuple[int, Any]]:
         raise DecodeError("invalid YAML: nested too deeply", file=path) from None
 
 
-def _json_documents(path: str, text: str) -> Iterator[tuple[int, Any]]:
+def _json_documents(path: str, text: str, duplicates: Duplicates | None) -> Iterator[tuple[int, Any]]:
     if not text.strip():
         return
+    twice: dict[int, list[str]] = {}
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out = dict(items)
+        if len(out) != len(items):
+            seen: set[str] = set()
+            twice[id(out)] = [k for k, _ in items if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
+        return out
+
+    hook = pairs if duplicates is not None else None
     try:
-        obj = json.loads(text, parse_constant=_no_constant, parse_float=_json_float)
+        obj = json.loads(text, parse_constant=_no_constant, parse_float=_json_float, object_pairs_hook=hook)
     except json.JSONDecodeError as exc:
         raise DecodeError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", file=path) from None
     except ValueError as exc:  # NaN, Infinity, out of range
         raise DecodeError(f"invalid JSON: {exc}", file=path) from None
     except RecursionError:
         raise DecodeError("invalid JSON: nested too deeply", file=path) from None
+    if twice and duplicates is not None:
+        duplicates[1] = _paths_of(obj, twice)
     yield 1, obj
+
+
+Duplicates = dict[int, list[str]]  # document number -> paths of the fields named twice
+
+
+def _paths_of(obj: Any, twice: dict[int, list[str]]) -> list[str]:
+    """The paths (``spec.containers[0].name``) of the keys ``twice`` records by object id."""
+    out: list[str] = []
+    stack: list[tuple[Any, str]] = [(obj, "")]
+    while stack:
+        cur, path = stack.pop()
+        if isinstance(cur, dict):
+            out += [f"{path}.{k}" if path else k for k in twice.get(id(cur), ())]
+            stack += [(v, f"{path}.{k}" if path else k) for k, v in cur.items()]
+        elif isinstance(cur, list):
+            stack += [(v, f"{path}[{i}]") for i, v in enumerate(cur)]
+    return sorted(out)
+
+
+class _CheckingLoader(_Loader):
+    """:class:`_Loader` that notes the mappings naming a key twice (PyYAML keeps the last)."""
+
+    twice: dict[int, list[str]]
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        keys = [k.value for k, _ in node.value if isinstance(k, yaml.ScalarNode)]
+        out = super().construct_mapping(node, deep=deep)
+        if len(set(keys)) != len(keys):
+            seen: set[str] = set()
+            self.twice[id(node)] = [k for k in keys if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
+        return out
+
+
+def _yaml_documents(text: str, duplicates: Duplicates | None) -> Iterator[Any]:
+    if duplicates is None:
+        yield from yaml.load_all(text, Loader=_Loader)
+        return
+    loader = _CheckingLoader(text)
+    try:
+        n = 0
+        while loader.check_node():
+            n += 1
+            node = loader.get_node()
+            loader.twice = {}
+            obj = loader.construct_document(node)
+            if loader.twice:
+                duplicates[n] = _node_paths(node, loader.twice)
+            yield obj
+    finally:
+        loader.dispose()
+
+
+def _node_paths(root: Any, twice: dict[int, list[str]]) -> list[str]:
+    """As :func:`_paths_of`, over YAML nodes (the keys PyYAML's constructor already merged)."""
+    out: list[str] = []
+    stack: list[tuple[Any, str]] = [(root, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            out += [f"{path}.{k}" if path else k for k in twice.get(id(node), ())]
+            stack += [(v, f"{path}.{k.value}" if path else str(k.value)) for k, v in node.value]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += [(v, f"{path}[{i}]") for i, v in enumerate(node.value)]
+    return sorted(set(out))
 
 
 _MAX_ALIASED_NODES = 1_000_000

@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from kubesched.api.errors import DecodeError, KubeschedError
-from kubesched.cli import progress
+from kubesched.cli import loadargs, progress
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -24,6 +24,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the answer as JSON")
     p.add_argument("-o", "--output", metavar="DIR", help="write the HTML report (report.html, report.json, series/)")
     progress.add_arguments(p)
+    loadargs.add_arguments(p)
 
 
 def add_parsers(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -57,9 +58,9 @@ def _options(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kubesched.api.decode import load_manifests
+    from kubesched.cli import loadargs
 
-    manifest = load_manifests(args.filename)
+    manifest = loadargs.load_manifests(args)
     opts = _options(args)
     if args.command == "replay":
         return _replay(args, manifest, opts)

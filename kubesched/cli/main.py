@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from kubesched.api.errors import KubeschedError
+from kubesched.cli import loadargs
 
 
 def package_version() -> str:
@@ -32,6 +33,7 @@ def _common_sim_args(p: argparse.ArgumentParser, files_required: bool = True) ->
     p.add_argument("--seed", type=int, default=0, help="seed for every random choice (default 0)")
     p.add_argument("--tie-break", choices=("random", "name"), default="random",
                    help="equal scores: seeded random choice (upstream) or the lowest node name")
+    loadargs.add_arguments(p)
     p.add_argument("--single-pass", action="store_true",
                    help="give every pending pod exactly one attempt, in queue order")
 
@@ -44,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim = sub.add_parser("simulate", help="where would these pods land, and why is that one Pending?")
     _common_sim_args(sim)
     sim.add_argument("-o", "--output", choices=("table", "json", "yaml"), default="table")
+    sim.add_argument("--pods", action="store_true",
+                     help="the table lists every pod (default: one line per workload, then the pods of none)")
     sim.add_argument("--explain", action="store_true", help="include every attempt: per-node filter verdicts and scores")
     sim.add_argument("--result-annotations", action="store_true",
                      help="with -o json/yaml: each pod's kube-scheduler-simulator result annotations "

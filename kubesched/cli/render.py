@@ -42,18 +42,53 @@ def _detail(o: PodOutcome) -> str:
     return ""
 
 
-def print_simulation(sim: Simulation) -> None:
+def workload_rows(sim: Simulation) -> tuple[list[tuple[str, int, int, str]], set[str]]:
+    """Per workload: (name, pods scheduled or running, pods it wants, note), and the keys of
+    the pods some workload made or adopted. A pod bound before the run counts as scheduled."""
+    by_key = {o.pod.key: o for o in sim.results()}
+    bound = {p.key for p in sim.cluster.pods.values() if p.node_name}
+    waiting = {k: v for k, v in sim.not_created.items()}
+    rows, owned = [], set()
+    for name, keys in sim.owners.items():
+        owned.update(keys)
+        done = sum(1 for k in keys if k in bound)
+        notes = []
+        if any(k in waiting for k in keys):
+            first = next(k for k in keys if k in waiting)
+            notes.append(f"{sum(1 for k in keys if k in waiting)} not created: waiting for "
+                         f"{waiting[first]} (OrderedReady)")
+        pending = [by_key[k] for k in keys if k in by_key and by_key[k].status != "Scheduled"]
+        if pending:
+            notes.append(f"{pending[0].pod.key}: {pending[0].status}")
+        rows.append((name, done, len(keys), "; ".join(notes)))
+    return rows, owned
+
+
+def print_simulation(sim: Simulation, pods: bool = False) -> None:
+    """The outcome table: per workload (``web: 9/10 scheduled``) and the pods no workload
+    made, or with ``pods`` every pod."""
     con = _console()
-    t = Table(title="kubesched simulate", title_justify="left")
+    rows, owned = workload_rows(sim)
+    if rows and not pods:
+        wt = Table(title="kubesched simulate: workloads", title_justify="left")
+        for col in ("WORKLOAD", "SCHEDULED", "NOTE"):
+            wt.add_column(col, overflow="fold")
+        for name, done, want, note in rows:
+            style = "green" if done == want else "red"
+            wt.add_row(escape(name), f"[{style}]{done}/{want}[/]", escape(note))
+        con.print(wt)
+    t = Table(title="kubesched simulate" if pods or not rows else "pods of no workload", title_justify="left")
     for col in ("POD", "PRIORITY", "STATUS", "NODE", "NOTE"):
         t.add_column(col, overflow="fold")
     pending = []
     for o in sim.results():
-        t.add_row(escape(o.pod.key), str(o.pod.priority), _status(o.status), o.node or "",
-                  escape(_detail(o)))
+        if pods or o.pod.key not in owned:
+            t.add_row(escape(o.pod.key), str(o.pod.priority), _status(o.status), o.node or "",
+                      escape(_detail(o)))
         if o.status in ("Unschedulable", "Error") and o.message:
             pending.append(o)
-    con.print(t)
+    if t.row_count or not rows:
+        con.print(t)
     s = sim.summary()
     con.print(", ".join(f"{k}: {v}" for k, v in s.items() if v or k in ("scheduled", "unschedulable")))
     ignored = sim.ignored_pods()

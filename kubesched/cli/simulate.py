@@ -9,9 +9,8 @@ from typing import Any
 
 import yaml
 
-from kubesched.api.decode import load_manifests
 from kubesched.api.errors import KubeschedError
-from kubesched.cli import progress, render
+from kubesched.cli import loadargs, progress, render
 from kubesched.config import load_config
 from kubesched.framework.errors import ProfileError
 from kubesched.plugins.registry import in_tree_registry
@@ -20,7 +19,7 @@ from kubesched.sim.driver import PodOutcome, Simulation
 
 
 def _simulate(args: argparse.Namespace, explain: bool) -> Simulation:
-    manifest = load_manifests(args.filename)
+    manifest = loadargs.load_manifests(args)
     config = load_config(args.config, in_tree_registry())
     try:
         sim = Simulation(manifest, config, seed=args.seed, tie_break=args.tie_break, explain=explain,
@@ -53,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
     ignored = sim.ignored_pods()
     if ignored:  # finished pods, which the scheduler never sees
         doc["ignoredPods"] = ignored
+    if sim.not_created:  # OrderedReady pods whose previous ordinal was never scheduled
+        doc["notCreated"] = [{"pod": k, "waitsFor": v} for k, v in sim.not_created.items()]
     if args.timeline:
         doc["timeline"] = sim.timeline.entries
     objects: dict[str, Any] = {}
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.output == "yaml":
         yaml.safe_dump(doc, sys.stdout, sort_keys=False)
     else:
-        render.print_simulation(sim)
+        render.print_simulation(sim, pods=args.pods)
         if args.timeline:
             render.print_timeline(sim.timeline.entries)
     return 0
@@ -115,6 +116,10 @@ def explain(args: argparse.Namespace) -> int:
     for pod in sim.completed:
         if pod.namespace == ns and pod.name == name:
             raise KubeschedError(f"pod {ns}/{name}: phase {pod.phase}: finished pods are invisible to the scheduler")
+    waits_for = sim.not_created.get(f"{ns}/{name}")
+    if waits_for is not None:
+        raise KubeschedError(f"pod {ns}/{name}: not created: its StatefulSet creates it once {waits_for} "
+                             f"is scheduled (OrderedReady), and {waits_for} is not")
     elsewhere = sorted(o.pod.key for o in sim.results() if o.pod.name == name)
     hint = f" (did you mean {', '.join(elsewhere)}?)" if elsewhere else ""
     raise KubeschedError(f"pod {ns}/{name}: not a pending pod in the given manifests{hint}")

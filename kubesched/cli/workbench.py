@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from kubesched.api.errors import KubeschedError
-from kubesched.cli import progress
+from kubesched.cli import loadargs, progress
 
 
 def add_parsers(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -38,6 +38,7 @@ def add_parsers(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> N
     cmp.add_argument("--max-diff", type=int, default=30, metavar="N",
                      help="pods of the placement diff shown in the terminal (default 30; the JSON has all)")
     progress.add_arguments(cmp)
+    loadargs.add_arguments(cmp)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,7 +87,8 @@ def compare(args: argparse.Namespace) -> int:
             done[i] += att.result == "Scheduled"
             bar.update(sum(done), description=f"compare: {configs[i].name}")
 
-        doc = cmp_mod.compare(args.filename, configs, seed=args.seed, tie_break=args.tie_break, on_attempt=tick)
+        doc = cmp_mod.compare(args.filename, configs, seed=args.seed, tie_break=args.tie_break, on_attempt=tick,
+                              load=loadargs.options(args))
     if args.output:
         from kubesched.sim import compare_report
 

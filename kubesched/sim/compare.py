@@ -39,13 +39,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kubesched.api.decode import load_manifests
 from kubesched.api.errors import KubeschedError
 from kubesched.api.objects import Pod
 from kubesched.config import load_config
 from kubesched.framework.errors import ProfileError
 from kubesched.plugins.registry import in_tree_registry
 from kubesched.explain.attempt import Attempt
+from kubesched.sim.loading import LoadOptions
+from kubesched.sim.loading import load as load_manifests
 from kubesched.sim.driver import Simulation
 
 ZONE = "topology.kubernetes.io/zone"
@@ -168,7 +169,8 @@ def spread(sim: Simulation) -> dict[str, Any]:
 
 
 def compare(files: list[str], configs: list[Candidate], *, seed: int = 0, tie_break: str = "random",
-            on_attempt: Callable[[int, Attempt], None] | None = None) -> dict[str, Any]:
+            on_attempt: Callable[[int, Attempt], None] | None = None,
+            load: LoadOptions = LoadOptions()) -> dict[str, Any]:
     """Run every configuration on a fresh copy of ``files``; the JSON document of the comparison.
     ``on_attempt(i, attempt)``: called after each attempt of configuration ``i``."""
     registry = in_tree_registry()
@@ -178,7 +180,7 @@ def compare(files: list[str], configs: list[Candidate], *, seed: int = 0, tie_br
     places_seen: set[str] = set()
     for i, cand in enumerate(configs):
         config = load_config(cand.config, registry)
-        manifest = load_manifests(files)
+        manifest = load_manifests(files, load)
         try:
             sim = Simulation(manifest, config, seed=seed, tie_break=tie_break)
         except ProfileError as exc:

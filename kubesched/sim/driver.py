@@ -67,6 +67,9 @@ class PodOutcome:
             d["skipped"] = self.skipped
         if self.gated is not None:
             d["gated"] = self.gated
+        refs = (self.pod.raw.get("metadata") or {}).get("ownerReferences")
+        if refs:  # which workload made the pod, as its controller set it
+            d["ownerReferences"] = refs
         if explain:
             d["attempts"] = [a.to_json() for a in self.attempts]
         return d
@@ -82,6 +85,13 @@ class Simulation:
         self.cluster = InProcessCluster(self.clock.now)
         self.completed = [p for p in manifest.pods if p.phase in TERMINAL_PHASES]
         pods = [p for p in manifest.pods if p.phase not in TERMINAL_PHASES]
+        # A StatefulSet's OrderedReady pod is created once the previous ordinal is scheduled.
+        after: dict[str, str] = getattr(manifest, "after", {})
+        self.waiting: dict[str, Pod] = {after[p.key]: p for p in pods if p.key in after}
+        self.not_created = {p.key: after[p.key] for p in self.waiting.values()}
+        self.owners: dict[str, list[str]] = getattr(manifest, "owners", {})  # workload -> its pods' keys
+        self._single_pass_order: list[PodOutcome] | None = None
+        pods = [p for p in pods if p.key not in after]
         bound = [p for p in pods if p.node_name]
         # A PDB without status gets the budget the disruption controller would compute from
         # the pods running at the start (there is no controller to keep it current).
@@ -129,6 +139,22 @@ class Simulation:
         self.storage.listeners.append(self._on_object_change)
         self.dra.listeners.append(self._on_object_change)
 
+    def _create_next(self, key: str) -> None:
+        """The pod waiting for ``key`` to be scheduled (OrderedReady) is created now."""
+        pod = self.waiting.pop(key, None)
+        if pod is None:
+            return
+        del self.not_created[pod.key]
+        self.cluster.load((), [pod])
+        if pod.scheduler_name not in self.sched.profiles:
+            self.ignored.append(pod)
+            return
+        out = self.outcomes[pod.uid] = PodOutcome(pod)
+        if self._single_pass_order is not None:
+            self._single_pass_order.append(out)  # tried once, in turn
+        else:
+            self.handlers.on_pod_add(pod)  # the informer's add: queued
+
     def _pre_enqueue(self, pod: Pod) -> Any:
         return self.sched.profiles[pod.scheduler_name].run_pre_enqueue(pod)
 
@@ -140,6 +166,8 @@ class Simulation:
         if ch.kind == "pod-bound":
             self.timeline.bind(self.clock.now(), pod)
             self.handlers.on_pod_update(ch.old if ch.old is not None else pod, pod)
+            if self.waiting:
+                self._create_next(pod.key)
         elif ch.kind == "pod-deleted":
             self.timeline.deleted(self.clock.now(), pod, self.cluster.deleted.get(pod.uid, (pod, ""))[1])
             self.handlers.on_pod_delete(pod)
@@ -222,6 +250,7 @@ class Simulation:
 
     def _run_single_pass(self) -> None:
         order = sorted(self.outcomes.values(), key=lambda o: (-o.pod.priority, o.pod.seq))
+        self._single_pass_order = order  # pods created by a binding join its end
         for out in order:
             pod = self.cluster.pods.get(out.pod.uid)
             if pod is None or pod.node_name:
@@ -300,6 +329,8 @@ class Simulation:
             s["skipped"] = skipped
         if self.completed:  # finished pods, invisible to the scheduler
             s["completed"] = len(self.completed)
+        if self.not_created:  # OrderedReady pods whose previous ordinal was never scheduled
+            s["notCreated"] = len(self.not_created)
         return s
 
     def ignored_pods(self) -> list[str]:

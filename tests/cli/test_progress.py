@@ -30,6 +30,13 @@ def test_simulate_progress_only_when_asked() -> None:
     assert kubesched("simulate", "-f", CLUSTER, "--no-progress").stderr == ""
 
 
+def test_loading_progress_comes_first() -> None:
+    """Loading has its own bar (kubesched.cli.loadargs), before scheduling's."""
+    shown = kubesched("simulate", "-f", CLUSTER, "-o", "json", "--progress")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stderr.index("loading") < shown.stderr.index("scheduling")
+
+
 def test_compare_progress() -> None:
     res = kubesched("compare", "-f", CLUSTER, "--config", "default", "--config", "default", "--progress", "--json")
     assert res.returncode == 0, res.stderr

@@ -99,7 +99,7 @@ def test_fit_template_errors_name_the_file(tmp_path: Path) -> None:
     m = load_manifests([write(tmp_path, "c.yaml", FIT_CLUSTER)])
     with pytest.raises(DecodeError) as e:
         load_pod_template(write(tmp_path, "t.yaml", node("x", "1", "1Gi")), m)
-    assert str(e.value).endswith("t.yaml: document 1: kind: the template must be a Pod, got 'Node'")
+    assert str(e.value).endswith("t.yaml: document 1: kind: the template must be a Pod, PodTemplate, Deployment, ReplicaSet, StatefulSet or Job, got 'Node'")
     with pytest.raises(DecodeError) as e:
         load_pod_template(write(tmp_path, "t2.yaml", pod("web", "one", "1Gi")), m)
     assert "t2.yaml: Pod default/web: spec.containers[0].resources.requests.cpu: quantities must match" in str(e.value)

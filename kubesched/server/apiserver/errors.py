@@ -71,8 +71,9 @@ def conflict(plural: str, group: str, name: str, message: str) -> ApiError:
 def invalid(kind: str, group: str, name: str, causes: list[tuple[str, str, str]]) -> ApiError:
     """``causes``: (reason, field, message) with reason FieldValueInvalid, FieldValueRequired..."""
     joined = ", ".join(f"{f}: {m}" if f else m for _, f, m in causes)
-    msg = f'{kind} "{name}" is invalid: {joined}' if len(causes) == 1 else \
-        f'{kind} "{name}" is invalid: [{joined}]'
+    shown = f"{kind}.{group}" if group else kind  # schema.GroupKind's String(), as NewInvalid prints it
+    msg = f'{shown} "{name}" is invalid: {joined}' if len(causes) == 1 else \
+        f'{shown} "{name}" is invalid: [{joined}]'
     d = _details(name, group, kind)
     d["causes"] = [{"reason": r, "message": m, "field": f} for r, f, m in causes]
     return ApiError(422, "Invalid", msg, d)

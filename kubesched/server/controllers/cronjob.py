@@ -38,16 +38,15 @@ from croniter import croniter
 from kubesched.server.apiserver.errors import ApiError
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.server.controllers.base import (
-    Controller, condition, controller_ref, deleting, meta, owner_reference, parse_time, timestamp, uid_of,
+    Controller, condition, controller_ref, deleting, meta, parse_time, timestamp, uid_of,
 )
 from kubesched.server.controllers.events import NORMAL, WARNING, EventRecorder
 from kubesched.server.controllers.informer import Informer, Key, Obj
+from kubesched.server.controllers.podmaking import CJ_KIND, cronjob_job, cronjob_job_name
 
 log = logging.getLogger(__name__)
 
-CJ_API, CJ_KIND = "batch/v1", "CronJob"
 JOBS = "jobs.batch"
-SCHEDULED_ANNOTATION = "batch.kubernetes.io/cronjob-scheduled-timestamp"
 MAX_MISSED = 100
 
 
@@ -87,9 +86,7 @@ def schedule_times(schedule: str, tz: dt.tzinfo, earliest: float, now: float) ->
             return last, count, float(croniter(schedule, dt.datetime.fromtimestamp(now, tz)).get_next(float))
 
 
-def job_name(cj_name: str, scheduled: float) -> str:
-    """``getJobName``: the scheduled time in minutes since the epoch."""
-    return f"{cj_name}-{int(scheduled) // 60}"
+job_name = cronjob_job_name
 
 
 class CronJobController(Controller[Key]):
@@ -221,15 +218,7 @@ class CronJobController(Controller[Key]):
 
     def _create_job(self, cj: Obj, name: str, scheduled: float, tz: dt.tzinfo) -> Obj | None:
         ns = str(meta(cj).get("namespace") or "")
-        template = (cj.get("spec") or {}).get("jobTemplate") or {}
-        tmeta = template.get("metadata") or {}
-        annotations = dict(tmeta.get("annotations") or {})
-        annotations[SCHEDULED_ANNOTATION] = dt.datetime.fromtimestamp(scheduled, tz).isoformat().replace("+00:00", "Z")
-        job = {"apiVersion": "batch/v1", "kind": "Job",
-               "metadata": {"name": name, "namespace": ns, "labels": dict(tmeta.get("labels") or {}),
-                            "annotations": annotations,
-                            "ownerReferences": [owner_reference(cj, CJ_API, CJ_KIND)]},
-               "spec": template.get("spec") or {}}
+        job = cronjob_job(cj, scheduled, tz)
         try:
             created = self.registry.create(JOBS, ns, job)
         except ApiError as exc:

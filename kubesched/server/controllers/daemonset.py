@@ -35,9 +35,9 @@ from typing import Any
 
 from kubesched.server.apiserver.errors import ApiError
 from kubesched.server.apiserver.registry.registry import Registry
-from kubesched.server.controllers.base import Controller, controller_ref, deleting, key_of, meta, owner_key, owner_reference, uid_of
+from kubesched.server.controllers.base import Controller, controller_ref, deleting, key_of, meta, owner_key, uid_of
 from kubesched.server.controllers.daemonutil import (
-    REVISION_LABEL, daemon_pod_template, pin_to_node, should_run,
+    REVISION_LABEL, should_run,
 )
 from kubesched.server.controllers.daemonsurge import excess, surge_plan
 from kubesched.server.controllers.disruption import SyncError, scaled_value
@@ -45,6 +45,7 @@ from kubesched.server.controllers.events import NORMAL, WARNING, EventRecorder
 from kubesched.server.controllers.history import History
 from kubesched.server.controllers.informer import Informer, Key, Obj
 from kubesched.server.controllers.naming import template_hash
+from kubesched.server.controllers.podmaking import daemon_pod
 from kubesched.server.controllers.replicaset import available
 
 log = logging.getLogger(__name__)
@@ -216,20 +217,10 @@ class DaemonSetController(Controller[Key]):
             self._create(key, ds, node, revision)
 
     def _create(self, key: Key, ds: Obj, node: str, revision: str) -> None:
-        ns, name = key
-        template = daemon_pod_template((ds.get("spec") or {}).get("template") or {},
-                                       int(meta(ds).get("generation") or 1), revision)
-        tmeta = template.get("metadata") or {}
-        spec = template.get("spec") or {}
-        pin_to_node(spec, node)
-        pmeta: dict[str, Any] = {"generateName": f"{name}-", "namespace": ns,
-                                 "labels": tmeta.get("labels") or {},
-                                 "ownerReferences": [owner_reference(ds, DS_API, DS_KIND)]}
-        if tmeta.get("annotations"):
-            pmeta["annotations"] = tmeta["annotations"]
+        ns = key[0]
+        pod = daemon_pod(ds, node, revision)  # named by the API server from its generateName
         try:
-            created = self.registry.create("pods", ns, {"apiVersion": "v1", "kind": "Pod", "metadata": pmeta,
-                                                        "spec": spec})
+            created = self.registry.create("pods", ns, pod)
         except ApiError as exc:
             self.recorder.event(ds, WARNING, "FailedCreate", f"Error creating: {exc.message}")
             raise

@@ -27,7 +27,6 @@ from __future__ import annotations
 import copy
 import logging
 from collections.abc import Callable
-from typing import Any
 
 from kubesched.server.apiserver.errors import ApiError
 from kubesched.server.apiserver.registry.registry import Registry
@@ -35,7 +34,8 @@ from kubesched.server.controllers import rollout as R
 from kubesched.server.controllers.base import Controller, controller_ref, deleting, meta, owner_reference, uid_of
 from kubesched.server.controllers.events import NORMAL, EventRecorder
 from kubesched.server.controllers.informer import Informer, Key, Obj, rv_of
-from kubesched.server.controllers.naming import HASH_LABEL, equal_ignore_hash, template_hash
+from kubesched.server.controllers.naming import equal_ignore_hash
+from kubesched.server.controllers.podmaking import new_replicaset
 from kubesched.server.controllers.replicaset import is_owned_by, labels_of, selector_of
 
 log = logging.getLogger(__name__)
@@ -43,6 +43,19 @@ log = logging.getLogger(__name__)
 DEPLOY_API, DEPLOY_KIND = "apps/v1", "Deployment"
 _SKIP_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration", R.REVISION, "deployment.kubernetes.io/"
                      "revision-history", R.DESIRED_REPLICAS, R.MAX_REPLICAS)
+
+
+def rs_annotations(d: Obj, rs: Obj | None, rev: int) -> dict[str, str]:
+    """A new ReplicaSet's annotations (``SetNewReplicaSetAnnotations``): the Deployment's own
+    (but kubectl's and the revision ones), the revision, desired and max replicas."""
+    ann = dict(meta(rs).get("annotations") or {}) if rs is not None else {}
+    for k, v in (meta(d).get("annotations") or {}).items():
+        if k not in _SKIP_ANNOTATIONS:
+            ann[k] = v
+    ann[R.REVISION] = str(rev)
+    ann[R.DESIRED_REPLICAS] = str(R.replicas(d))
+    ann[R.MAX_REPLICAS] = str(R.replicas(d) + R.max_surge(d))
+    return ann
 
 
 def created_at(obj: Obj) -> tuple[str, str]:
@@ -268,33 +281,13 @@ class DeploymentController(Controller[Key]):
         return new_rs
 
     def _rs_annotations(self, d: Obj, rs: Obj | None, rev: int) -> dict[str, str]:
-        ann = dict(meta(rs).get("annotations") or {}) if rs is not None else {}
-        for k, v in (meta(d).get("annotations") or {}).items():
-            if k not in _SKIP_ANNOTATIONS:
-                ann[k] = v
-        ann[R.REVISION] = str(rev)
-        ann[R.DESIRED_REPLICAS] = str(R.replicas(d))
-        ann[R.MAX_REPLICAS] = str(R.replicas(d) + R.max_surge(d))
-        return ann
+        return rs_annotations(d, rs, rev)
 
     def _create_rs(self, key: Key, d: Obj, rss: list[Obj], rev: int) -> Obj | None:
         collisions = R.status(d).get("collisionCount")
-        template = copy.deepcopy(R.spec(d).get("template") or {})
-        h = template_hash(template, collisions)
-        tmeta = template.setdefault("metadata", {})
-        tmeta["labels"] = {**(tmeta.get("labels") or {}), HASH_LABEL: h}
-        selector = copy.deepcopy(R.spec(d).get("selector") or {})
-        selector["matchLabels"] = {**(selector.get("matchLabels") or {}), HASH_LABEL: h}
-        name = f"{meta(d).get('name')}-{h}"
         replicas = R.new_rs_replicas(d, rss, 0)
-        rs_spec: dict[str, Any] = {"replicas": replicas, "selector": selector, "template": template}
-        if R.spec(d).get("minReadySeconds") is not None:
-            rs_spec["minReadySeconds"] = R.spec(d)["minReadySeconds"]
-        rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
-              "metadata": {"name": name, "namespace": key[0], "labels": dict(tmeta["labels"]),
-                           "annotations": self._rs_annotations(d, None, rev),
-                           "ownerReferences": [owner_reference(d, DEPLOY_API, DEPLOY_KIND)]},
-              "spec": rs_spec}
+        rs = new_replicaset(d, replicas, self._rs_annotations(d, None, rev))
+        name = str(rs["metadata"]["name"])
         try:
             created = self.registry.create("replicasets", key[0], rs)
         except ApiError as exc:

@@ -1,10 +1,12 @@
 """The Job controller (batch/v1): pods until enough have succeeded, or too many failed.
 
-As upstream's ``pkg/controller/job`` for ``completionMode: NonIndexed`` Jobs:
+As upstream's ``pkg/controller/job``:
 
 * it keeps ``min(parallelism, completions - succeeded)`` pods active (for a work-queue
   Job without ``completions``: ``parallelism`` until one pod has succeeded), each named
-  ``<job>-<5 characters>`` from the template, owned by the Job;
+  ``<job>-<5 characters>`` from the template, owned by the Job (:func:`.podmaking.job_pod`);
+  an ``Indexed`` Job's pods take the lowest completion indexes that have no active or
+  succeeded pod, named ``<job>-<index>-<5 characters>``;
 * ``status.active``/``ready``/``succeeded``/``failed`` count the Job's pods by phase
   (``succeeded``/``failed`` never go down, so a pod deleted after it finished still counts);
   ``startTime`` is set on the first sync, ``completionTime`` on success;
@@ -16,7 +18,7 @@ As upstream's ``pkg/controller/job`` for ``completionMode: NonIndexed`` Jobs:
   ``kubectl wait --for=condition=complete job/x`` works as against a real cluster.
 
 Pods finish on simulated nodes after their ``kubesched.io/run-duration`` annotation
-(:mod:`kubesched.server.nodes.lifecycle`). Not modelled: Indexed Jobs, suspend,
+(:mod:`kubesched.server.nodes.lifecycle`). Not modelled: suspend,
 ``activeDeadlineSeconds``, pod failure and success policies, the pod-recreation backoff
 delay and the ``batch.kubernetes.io/job-tracking`` finalizer (counts come from the pods
 still stored and never decrease).
@@ -33,16 +35,16 @@ from typing import Any
 from kubesched.server.apiserver.errors import ApiError
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.server.controllers.base import (
-    Controller, controller_ref, deleting, key_of, meta, owner_key, owner_reference, pod_active, pod_ready, timestamp, uid_of,
+    Controller, controller_ref, deleting, key_of, meta, owner_key, pod_active, pod_ready, timestamp, uid_of,
     update_with_retry,
 )
 from kubesched.server.controllers.events import NORMAL, WARNING, EventRecorder
 from kubesched.server.controllers.informer import Informer, Key, Obj
 from kubesched.server.controllers.naming import random_suffix
+from kubesched.server.controllers.podmaking import JOB_KIND, completion_index, is_indexed, job_pod
 
 log = logging.getLogger(__name__)
 
-JOB_API, JOB_KIND = "batch/v1", "Job"
 JOBS = "jobs.batch"
 COMPLETE_REASON, COMPLETE_MESSAGE = "CompletionsReached", "Reached expected number of succeeded pods"
 FAILED_REASON, FAILED_MESSAGE = "BackoffLimitExceeded", "Job has reached the specified backoff limit"
@@ -51,6 +53,27 @@ FAILED_REASON, FAILED_MESSAGE = "BackoffLimitExceeded", "Job has reached the spe
 def condition_true(job: Obj, type_: str) -> bool:
     return any(isinstance(c, dict) and c.get("type") == type_ and c.get("status") == "True"
                for c in (job.get("status") or {}).get("conditions") or [])
+
+
+def pods_wanted(job: Obj, succeeded: int) -> int:
+    """How many pods the Job keeps active: ``parallelism``, bounded by the completions left."""
+    spec = job.get("spec") or {}
+    want = int(spec.get("parallelism", 1))
+    completions = spec.get("completions")
+    return want if completions is None else max(0, min(want, int(completions) - succeeded))
+
+
+def pending_indexes(job: Obj, pods: list[Obj], count: int) -> list[int | None]:
+    """What the next ``count`` pods are for: None each for a NonIndexed Job; for an Indexed
+    one the lowest completion indexes with neither an active nor a succeeded pod
+    (``firstPendingIndexes``, ``pkg/controller/job/indexed_job_utils.go``)."""
+    if not is_indexed(job):
+        return [None] * count
+    taken = {completion_index(p) for p in pods
+             if pod_active(p) or (p.get("status") or {}).get("phase") == "Succeeded"}
+    completions = int((job.get("spec") or {}).get("completions") or 0)
+    free: list[int | None] = [i for i in range(completions) if i not in taken]
+    return free[:count]
 
 
 def finished(job: Obj) -> bool:
@@ -104,28 +127,20 @@ class JobController(Controller[Key]):
                 self._delete_pod(job, p)
             active = []
         elif not done:
-            want = int(spec.get("parallelism", 1))
-            if completions is not None:
-                want = min(want, completions - succeeded)
+            want = pods_wanted(job, succeeded)
             if len(active) < want:
-                active += self._create_pods(key, job, want - len(active))
+                active += self._create_pods(key, job, pending_indexes(job, pods, want - len(active)))
         self._write_status(key, job, active, succeeded, failed, done, over_limit)
 
-    def _create_pods(self, key: Key, job: Obj, count: int) -> list[Obj]:
-        ns, name = key
-        template = (job.get("spec") or {}).get("template") or {}
-        tmeta = template.get("metadata") or {}
+    def _create_pods(self, key: Key, job: Obj, indexes: list[int | None]) -> list[Obj]:
+        ns = key[0]
         out: list[Obj] = []
-        for _ in range(count):
-            pmeta: dict[str, Any] = {"generateName": f"{name}-", "namespace": ns,
-                                     "labels": dict(tmeta.get("labels") or {}),
-                                     "ownerReferences": [owner_reference(job, JOB_API, JOB_KIND)]}
-            if tmeta.get("annotations"):
-                pmeta["annotations"] = copy.deepcopy(tmeta["annotations"])
-            pod = {"apiVersion": "v1", "kind": "Pod", "metadata": pmeta, "spec": copy.deepcopy(template.get("spec") or {})}
+        for index in indexes:
+            pod = job_pod(job, index)
+            pmeta = pod["metadata"]
             created = None
             for _attempt in range(5):
-                pmeta["name"] = f"{name}-{random_suffix(self.rng)}"
+                pmeta["name"] = f"{pmeta['generateName']}{random_suffix(self.rng)}"
                 try:
                     created = self.registry.create("pods", ns, pod)
                     break

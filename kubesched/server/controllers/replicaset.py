@@ -19,7 +19,6 @@ Deleting a ReplicaSet does not touch its pods here: the garbage collector does t
 
 from __future__ import annotations
 
-import copy
 import logging
 import random
 from collections.abc import Callable
@@ -36,6 +35,7 @@ from kubesched.server.controllers.base import (
 from kubesched.server.controllers.events import NORMAL, WARNING, EventRecorder
 from kubesched.server.controllers.informer import Informer, Key, Obj
 from kubesched.server.controllers.naming import random_suffix
+from kubesched.server.controllers.podmaking import pod_from_template
 
 log = logging.getLogger(__name__)
 
@@ -203,17 +203,10 @@ class ReplicaSetController(Controller[Key]):
     def _create(self, key: Key, rs: Obj, count: int) -> str | None:
         m = meta(rs)
         ns, rs_name = str(m.get("namespace") or ""), str(m.get("name"))
-        template = copy.deepcopy((rs.get("spec") or {}).get("template") or {})
-        tmeta = template.get("metadata") or {}
+        template = (rs.get("spec") or {}).get("template") or {}
         for _ in range(count):
-            pmeta: dict[str, Any] = {"generateName": f"{rs_name}-", "namespace": ns,
-                                     "labels": dict(tmeta.get("labels") or {}),
-                                     "ownerReferences": [owner_reference(rs, RS_API, RS_KIND)]}
-            for k in ("annotations", "finalizers"):
-                if tmeta.get(k):
-                    pmeta[k] = copy.deepcopy(tmeta[k])
-            pod = {"apiVersion": "v1", "kind": "Pod", "metadata": pmeta,
-                   "spec": copy.deepcopy(template.get("spec") or {})}
+            pod = pod_from_template(template, rs, RS_API, RS_KIND)
+            pmeta = pod["metadata"]
             created = None
             for _attempt in range(5):
                 pmeta["name"] = f"{rs_name}-{random_suffix(self.rng)}"

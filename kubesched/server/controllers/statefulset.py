@@ -27,36 +27,28 @@ running pods are not replaced), ControllerRevision objects, orphan adoption, the
 
 from __future__ import annotations
 
-import copy
 import logging
 from typing import Any
 
 from kubesched.server.apiserver.errors import ApiError
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.server.controllers.base import (
-    Controller, controller_ref, deleting, key_of, meta, owner_key, owner_reference, pod_ready, pod_terminal, uid_of,
+    Controller, controller_ref, deleting, key_of, meta, owner_key, pod_ready, pod_terminal, uid_of,
 )
 from kubesched.server.controllers.events import NORMAL, WARNING, EventRecorder
 from kubesched.server.controllers.informer import Informer, Key, Obj
 from kubesched.server.controllers.history import History
 from kubesched.server.controllers.naming import template_hash
+from kubesched.server.controllers.podmaking import REVISION_LABEL, STS_KIND, statefulset_claim, statefulset_pod
 
 log = logging.getLogger(__name__)
 
-STS_API, STS_KIND = "apps/v1", "StatefulSet"
-POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
-POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
-REVISION_LABEL = "controller-revision-hash"
 
 
 def ordinal_of(set_name: str, pod: Obj) -> int | None:
     name = str(meta(pod).get("name") or "")
     prefix, _, suffix = name.rpartition("-")
     return int(suffix) if prefix == set_name and suffix.isdigit() else None
-
-
-def claim_name(template: Obj, set_name: str, ordinal: int) -> str:
-    return f"{meta(template).get('name')}-{set_name}-{ordinal}"
 
 
 def running_and_ready(pod: Obj) -> bool:
@@ -137,32 +129,11 @@ class StatefulSetController(Controller[Key]):
 
     def _create(self, key: Key, sts: Obj, ordinal: int) -> bool:
         ns, set_name = key
-        spec = sts.get("spec") or {}
-        match_labels = dict((spec.get("selector") or {}).get("matchLabels") or {})
-        volumes = []
-        for template in spec.get("volumeClaimTemplates") or []:
-            cname = claim_name(template, set_name, ordinal)
-            if not self._ensure_claim(sts, f"{set_name}-{ordinal}", cname, template, match_labels):
+        for template in (sts.get("spec") or {}).get("volumeClaimTemplates") or []:
+            if not self._ensure_claim(sts, f"{set_name}-{ordinal}", statefulset_claim(sts, template, ordinal)):
                 return False
-            volumes.append({"name": meta(template).get("name"),
-                            "persistentVolumeClaim": {"claimName": cname}})
-        template = copy.deepcopy(spec.get("template") or {})
-        tmeta = template.get("metadata") or {}
-        pod_spec = template.get("spec") or {}
-        claimed = {v["name"] for v in volumes}
-        pod_spec["volumes"] = volumes + [v for v in pod_spec.get("volumes") or [] if v.get("name") not in claimed]
+        pod = statefulset_pod(sts, ordinal)
         pod_name = f"{set_name}-{ordinal}"
-        pod_spec["hostname"] = pod_name
-        if spec.get("serviceName"):
-            pod_spec["subdomain"] = spec["serviceName"]
-        labels = dict(tmeta.get("labels") or {})
-        labels.update({POD_NAME_LABEL: pod_name, POD_INDEX_LABEL: str(ordinal),
-                       REVISION_LABEL: f"{set_name}-{template_hash(spec.get('template'))}"})
-        pmeta: dict[str, Any] = {"name": pod_name, "namespace": ns, "labels": labels,
-                                 "ownerReferences": [owner_reference(sts, STS_API, STS_KIND)]}
-        if tmeta.get("annotations"):
-            pmeta["annotations"] = copy.deepcopy(tmeta["annotations"])
-        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": pmeta, "spec": pod_spec}
         try:
             created = self.registry.create("pods", ns, pod)
         except ApiError as exc:
@@ -176,23 +147,15 @@ class StatefulSetController(Controller[Key]):
                             f"create Pod {pod_name} in StatefulSet {set_name} successful")
         return True
 
-    def _ensure_claim(self, sts: Obj, pod_name: str, name: str, template: Obj, match_labels: dict[str, str]) -> bool:
+    def _ensure_claim(self, sts: Obj, pod_name: str, claim: Obj) -> bool:
         ns = str(meta(sts).get("namespace") or "")
+        name = str(meta(claim).get("name"))
         existing = self.claims.get(ns, name)
         if existing is not None:
             if deleting(existing):
                 self.recorder.event(sts, WARNING, "FailedCreate", f"pvc {name} is being deleted")
                 return False
             return True
-        labels = dict(meta(template).get("labels") or {})
-        labels.update(match_labels)
-        cmeta: dict[str, Any] = {"name": name, "namespace": ns}
-        if labels:
-            cmeta["labels"] = labels
-        if meta(template).get("annotations"):
-            cmeta["annotations"] = copy.deepcopy(meta(template)["annotations"])
-        claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": cmeta,
-                 "spec": copy.deepcopy(template.get("spec") or {})}
         try:
             self.registry.create("persistentvolumeclaims", ns, claim)
         except ApiError as exc:

@@ -95,9 +95,32 @@ def node_requests(pods: Sequence[Pod], nodes: Sequence[Node]) -> dict[str, dict[
     return out
 
 
+TEMPLATE_KINDS = ("Pod", "PodTemplate", "Deployment", "ReplicaSet", "StatefulSet", "Job")
+
+
+def replica_pod(path: str, n: int, raw: dict[str, Any]) -> dict[str, Any]:
+    """One replica of a workload (or a PodTemplate's pod), as its controller would create it
+    (:mod:`kubesched.sim.expand`); read strictly and admitted as ``simulate`` reads it."""
+    from kubesched.api.decode import Doc
+    from kubesched.api.schema import check_object
+    from kubesched.sim.expand import replica_of
+    from kubesched.sim.loading import admit, field_problems
+
+    try:
+        d = Doc(path, n, "", check_object(raw))
+    except DecodeError as exc:
+        raise exc.at(obj=describe(raw), file=path) from None
+    problems = field_problems(d)
+    if problems:
+        raise DecodeError("strict decoding error: " + ", ".join(problems), obj=describe(raw), file=path)
+    return replica_of(raw if raw["kind"] == "PodTemplate" else admit(d))
+
+
 def load_pod_template(path: str, manifest: Manifest) -> Pod:
-    """The one Pod of ``path``, defaulted and admitted as the API server would (its
-    ``priorityClassName`` resolved against ``manifest``'s classes), without a node."""
+    """The one Pod of ``path`` (or the pod one replica of the Deployment, ReplicaSet,
+    StatefulSet or Job of ``path`` would be, or a PodTemplate's), defaulted and admitted as
+    the API server would (its ``priorityClassName`` resolved against ``manifest``'s
+    classes), without a node."""
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
@@ -109,10 +132,12 @@ def load_pod_template(path: str, manifest: Manifest) -> Pod:
     if len(docs) != 1:
         raise DecodeError(f"a pod template file holds exactly one Pod, found {len(docs)} documents", file=path)
     n, raw = docs[0]
-    if not isinstance(raw, dict) or raw.get("kind") != "Pod":
-        kind = raw.get("kind") if isinstance(raw, dict) else type(raw).__name__
-        raise DecodeError(f"the template must be a Pod, got {kind!r}", field="kind",
-                          obj=f"document {n}", file=path)
+    kind = raw.get("kind") if isinstance(raw, dict) else type(raw).__name__
+    if not isinstance(raw, dict) or kind not in TEMPLATE_KINDS:
+        raise DecodeError(f"the template must be a {', '.join(TEMPLATE_KINDS[:-1])} or {TEMPLATE_KINDS[-1]}, "
+                          f"got {kind!r}", field="kind", obj=f"document {n}", file=path)
+    if kind != "Pod":
+        raw = replica_pod(path, n, raw)
     raw = dict(raw)
     meta = dict(raw.get("metadata") or {}) if isinstance(raw.get("metadata"), dict) else {}
     if not meta.get("name"):

@@ -89,11 +89,7 @@ def _str(d: Mapping[str, Any], key: str) -> str:
 
 
 def _invalid(causes: list[tuple[str, str, str]]) -> E.ApiError:
-    kind = "SubjectAccessReview"
-    err = E.invalid(f"{kind}.authorization.k8s.io", "authorization.k8s.io", "", causes)
-    assert err.details is not None
-    err.details["kind"] = kind  # the message names the group-qualified kind, the details the kind
-    return err
+    return E.invalid("SubjectAccessReview", "authorization.k8s.io", "", causes)
 
 
 def subject_access_review(policy: Policy, body: Any) -> dict[str, Any]:
