@@ -16,10 +16,11 @@ reads them, with the messages kube-apiserver's JSON decoding gives.
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,9 +105,11 @@ class _Doc:
         return DecodeError(message, field=path, obj=f"document {self.doc}", file=self.file)
 
 
-def load_manifests(paths: list[str]) -> Manifest:
-    """Read, check, default and parse the manifests in ``paths`` (files or directories)."""
+def load_manifests(paths: list[str], objects: Sequence[Any] = (), source: str = "<objects>") -> Manifest:
+    """Read, check, default and parse the manifests in ``paths`` (files or directories),
+    then ``objects`` (manifest documents already in memory, named ``source`` in errors)."""
     docs = [d for f in _expand(paths) for d in _read(f)]
+    docs += [d for n, obj in enumerate(objects, 1) for d in _items(source, n, "", copy.deepcopy(obj))]
     _name_and_dedupe(docs)
     classes: dict[str, PriorityClass] = {}
     for d in docs:
