@@ -105,12 +105,15 @@ def report(runs: Sequence[FillResult]) -> "Report":
               [[r[c] for c in summ.columns] for r in summ.rows])
     for workload in sorted({r.workload for r in runs}):
         mine = [r for r in runs if r.workload == workload]
-        for attr, title, ylabel, invert in (
-                ("allocation", "unallocated GPUs", "unallocated GPU (%)", True),
-                ("frag_ratio", "fragmentation ratio", "fragmented share of idle GPU (%)", False)):
+        for attr, title, ylabel, invert, start in (
+                ("allocation", "unallocated GPUs", "unallocated GPU (%)", True, 0),
+                ("allocation", "unallocated GPUs from 80% arrived", "unallocated GPU (%)", True, 80),
+                ("frag_ratio", "fragmentation ratio", "fragmented share of idle GPU (%)", False, 0)):
             lines, bands = {}, {}
             for (_, policy), rs in _groups(mine).items():
-                lines[policy], bands[policy] = _bands(rs, attr, invert)
+                line, band = _bands(rs, attr, invert)
+                lines[policy] = [pt for pt in line if pt[0] >= start]
+                bands[policy] = [b for b in band if b[0] >= start]
             rep.line_plot(f"{workload}: {title}", lines, "arrived workload (% of cluster GPUs)", ylabel, bands=bands)
     return rep
 
