@@ -6,7 +6,8 @@ each have ``milli`` free (CPU and memory stay NodeResourcesFit's). Reserve picks
 ``gpuSelection`` ``tightest`` (the artifact's ``best``: the fitting GPU with the least free
 milli), ``random`` (a uniformly random fitting GPU) or ``fgd`` (the GPU that grows
 fragmentation least); pods taking whole GPUs get the lowest-indexed free ones. PreBind
-records the choice on the pod as the ``alibabacloud.com/gpu-index`` annotation.
+records the choice on the pod as the ``alibabacloud.com/gpu-index`` annotation. A pending
+pod that already names its GPUs in that annotation gets exactly those, if they have room.
 
 The annotation is written on the scheduler's copy of the pod: ``simulate`` and the Python
 API show it; ``serve`` and ``run`` do not send it to the API server.
@@ -21,7 +22,7 @@ from typing import Any
 from kubesched.api.objects import Pod
 from kubesched.contrib.gpushare import policies
 from kubesched.contrib.gpushare.frag import DEFAULT_POPULARITY
-from kubesched.contrib.gpushare.model import GPU_INDEX, GpuRequestError, fits, format_indices
+from kubesched.contrib.gpushare.model import GPU_INDEX, GpuRequestError, fits, format_indices, parse_indices
 from kubesched.contrib.gpushare.nodestate import ledger_for, pod_request
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.errors import ProfileError
@@ -74,6 +75,15 @@ class GpuShare:
         node = self.ledger.node(node_info)
         if not node.free:
             return Status.of(Code.UnschedulableAndUnresolvable, "node has no GPU")
+        preset = pod.annotations.get(GPU_INDEX)
+        if preset:  # GPUs named by the pod: those must have room (open-gpu-share's AllocateGpuId)
+            try:
+                idx = parse_indices(preset, node.count)
+            except GpuRequestError as exc:
+                return Status.of(Code.UnschedulableAndUnresolvable, str(exc))
+            if len(idx) != req.count or any(node.free[i] < req.milli for i in idx):
+                return Status.of(Code.Unschedulable, f"GPUs {preset} lack free milli-GPU")
+            return Status()
         if not fits(node, req):
             if req.models and node.model not in req.models:
                 return Status.of(Code.UnschedulableAndUnresolvable, "node's GPU model is not requested")
@@ -88,6 +98,10 @@ class GpuShare:
         if ni is None:
             return Status.of(Code.Error, f"node {node_name} not found")
         node = self.ledger.node(ni)
+        preset = pod.annotations.get(GPU_INDEX)
+        if preset:
+            self.ledger.reserve(pod, node_name, parse_indices(preset, node.count))
+            return Status()
         if self.args.gpuSelection == "fgd":
             typical = self.ledger.target_workload(self.handle, self.args.popularity)
             gpus = policies.fgd(node, pod.non0_cpu, req, typical)[1]
@@ -97,13 +111,14 @@ class GpuShare:
             gpus = policies.best_fit_gpus(node, req)
         if len(gpus) != req.count:
             return Status.of(Code.Unschedulable, f"node {node_name}: insufficient free GPU")
-        self.ledger.reserve(pod, gpus)
+        self.ledger.reserve(pod, node_name, gpus)
         state.write(_CHOSEN, gpus)
         return Status()
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         self.ledger.unreserve(pod)
-        pod.annotations.pop(GPU_INDEX, None)
+        if state.get(_CHOSEN):  # remove only what PreBind wrote
+            pod.annotations.pop(GPU_INDEX, None)
 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         gpus = state.get(_CHOSEN)

@@ -25,9 +25,9 @@ class Ledger:
     """GPUs reserved per pod uid, and per-node GPU state cached by NodeInfo generation."""
 
     def __init__(self) -> None:
-        self.reserved: dict[str, tuple[int, ...]] = {}
+        self.reserved: dict[str, tuple[str, tuple[int, ...]]] = {}  # pod uid -> (node, GPUs)
         self._nodes: dict[str, tuple[int, int, NodeGpus]] = {}
-        self.version = 0  # bumped by every reserve/unreserve
+        self._versions: dict[str, int] = {}  # node -> bumped by every reserve/unreserve there
         self.target: list[TypicalShape] | None = None
 
     def target_workload(self, handle: Any, popularity: int) -> list[TypicalShape]:
@@ -43,21 +43,23 @@ class Ledger:
             self.target = typical_shapes(shapes, popularity)
         return self.target
 
-    def reserve(self, pod: Pod, gpus: tuple[int, ...]) -> None:
-        self.reserved[pod.uid] = gpus
-        self.version += 1
+    def reserve(self, pod: Pod, node: str, gpus: tuple[int, ...]) -> None:
+        self.reserved[pod.uid] = (node, gpus)
+        self._versions[node] = self._versions.get(node, 0) + 1
 
     def unreserve(self, pod: Pod) -> None:
-        if self.reserved.pop(pod.uid, None) is not None:
-            self.version += 1
+        got = self.reserved.pop(pod.uid, None)
+        if got is not None:
+            self._versions[got[0]] = self._versions.get(got[0], 0) + 1
 
     def node(self, ni: NodeInfo) -> NodeGpus:
-        """The node's GPU state (cached until the node or a reservation changes)."""
+        """The node's GPU state (cached until the node or a reservation on it changes)."""
+        version = self._versions.get(ni.name, 0)
         hit = self._nodes.get(ni.name)
-        if hit is not None and hit[0] == ni.generation and hit[1] == self.version:
+        if hit is not None and hit[0] == ni.generation and hit[1] == version:
             return hit[2]
         state = self._build(ni)
-        self._nodes[ni.name] = (ni.generation, self.version, state)
+        self._nodes[ni.name] = (ni.generation, version, state)
         return state
 
     def _build(self, ni: NodeInfo) -> NodeGpus:
@@ -78,8 +80,8 @@ class Ledger:
 
     def _gpus_of(self, p: Pod, req: GpuRequest, free: list[int]) -> tuple[int, ...]:
         got = self.reserved.get(p.uid)
-        if got is not None:
-            return got
+        if got is not None and got[0] == p.node_name:
+            return got[1]
         raw = p.annotations.get(GPU_INDEX)
         if raw:
             try:

@@ -103,3 +103,20 @@ def test_bad_plugin_args_name_the_field() -> None:
     cfg = config("BestFitScore", "smallest")
     with pytest.raises(KubeschedError, match="gpuSelection"):
         kubesched.simulate(node("n1", 1), pod("p", 500), config=cfg)
+
+
+def test_a_pod_naming_its_gpus_gets_them() -> None:
+    # open-gpu-share's AllocateGpuId honours a gpu-index annotation: GPU 1 of n1, else nowhere
+    objs = [node("n1", 2), node("n2", 2), pod("first", 600, index="1"), pod("full", 500, index="1")]
+    got = placed(kubesched.simulate(*objs, config=config("GpuPackingScore"), tie_break="name"))
+    assert got["first"] == ("Scheduled", "n1", "1")
+    # n1's GPU 1 has 400 left; n2's GPU 1 is free: the 500-milli pod naming GPU 1 goes to n2
+    assert got["full"] == ("Scheduled", "n2", "1")
+
+
+def test_random_score_picks_a_feasible_node_per_seed() -> None:
+    cfg = config("RandomScore", "random")
+    cfg["profiles"][0]["plugins"]["preScore"] = {"enabled": [{"name": GS + "RandomScore"}]}
+    objs = [node("n1", 1), node("n2", 1), node("n3", 1, "T4"), pod("p", 500, models="V100")]
+    chosen = {placed(kubesched.simulate(*objs, config=cfg, seed=s))["p"][1] for s in range(12)}
+    assert chosen == {"n1", "n2"}
