@@ -104,7 +104,7 @@ class GpuShare:
             return Status()
         if self.args.gpuSelection == "fgd":
             typical = self.ledger.target_workload(self.handle, self.args.popularity)
-            gpus = policies.fgd(node, pod.non0_cpu, req, typical)[1]
+            gpus = policies.fgd(node, pod.non0_cpu, req, typical, self.ledger.frag)[1]
         elif self.args.gpuSelection == "random":
             gpus = policies.random_gpus(node, req, self.handle.rng)
         else:

@@ -12,10 +12,11 @@ the score plugins see the GPUs GpuShare gave out.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 from typing import Any
 
 from kubesched.api.objects import Pod
-from kubesched.contrib.gpushare.frag import Shape, TypicalShape, typical_shapes
+from kubesched.contrib.gpushare.frag import Shape, TypicalShape, node_frag, typical_shapes
 from kubesched.contrib.gpushare.model import (GPU_COUNT, GPU_INDEX, GPU_MODEL, GpuRequest, GpuRequestError,
                                               NodeGpus, packed, parse_indices, parse_request)
 from kubesched.framework.types import NodeInfo
@@ -29,6 +30,17 @@ class Ledger:
         self._nodes: dict[str, tuple[int, int, NodeGpus]] = {}
         self._versions: dict[str, int] = {}  # node -> bumped by every reserve/unreserve there
         self.target: list[TypicalShape] | None = None
+        self._frag: dict[tuple[int, tuple[int, ...], str], float] = {}
+
+    def frag(self, cpu_left: int, free: Sequence[int], model: str) -> float:
+        """:func:`node_frag` over the target workload, memoised by node state (the multiset
+        of free milli decides it, as the artifact's ``fragMemo`` keys it)."""
+        key = (cpu_left, tuple(sorted(free)), model)
+        got = self._frag.get(key)
+        if got is None:
+            assert self.target is not None
+            got = self._frag[key] = node_frag(cpu_left, free, model, self.target)
+        return got
 
     def target_workload(self, handle: Any, popularity: int) -> list[TypicalShape]:
         """FGD's target workload: the typical shapes of every pod the scheduler knows when

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from kubesched.contrib.gpushare.frag import TypicalShape, node_frag
 from kubesched.contrib.gpushare.model import (MAX_SPEC_CPU, MAX_SPEC_GPU, MILLI, GpuRequest, NodeGpus, packed,
@@ -25,24 +25,31 @@ def sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
-def fgd(node: NodeGpus, cpu: int, req: GpuRequest,
-        typical: Sequence[TypicalShape]) -> tuple[int, tuple[int, ...]]:
+FragFn = Callable[[int, Sequence[int], str], float]
+
+
+def fgd(node: NodeGpus, cpu: int, req: GpuRequest, typical: Sequence[TypicalShape],
+        frag: FragFn | None = None) -> tuple[int, tuple[int, ...]]:
     """Fragmentation gradient descent: 100 * sigmoid(fragmentation removed / 1000); for a
-    GPU-sharing pod, the GPU whose use grows fragmentation least (the first on ties)."""
-    before = node_frag(node.cpu_left, node.free, node.model, typical)
+    GPU-sharing pod, the GPU whose use grows fragmentation least (the first on ties).
+    ``frag(cpu_left, free, model)`` may be a memoised :func:`node_frag` over ``typical``."""
+    if frag is None:
+        def frag(c: int, f: Sequence[int], m: str) -> float:
+            return node_frag(c, f, m, typical)
+    before = frag(node.cpu_left, node.free, node.model)
     cpu_after = node.cpu_left - cpu
     if req.wants_gpu and req.shares:
         score, chosen = 0, -1
         for i, f in enumerate(node.free):
             if f < req.milli:
                 continue
-            after = node_frag(cpu_after, take(node.free, req, (i,)), node.model, typical)
+            after = frag(cpu_after, take(node.free, req, (i,)), node.model)
             s = int(sigmoid((before - after) / 1000) * MAX_SCORE)
             if chosen < 0 or s > score:
                 score, chosen = s, i
         return score, ((chosen,) if chosen >= 0 else ())
     free_after = packed(node.free, req) or list(node.free)
-    after = node_frag(cpu_after, free_after, node.model, typical)
+    after = frag(cpu_after, free_after, node.model)
     score = int(sigmoid((before - after) / 1000) * MAX_SCORE)
     return score, whole_gpus(node.free, req.count) if req.wants_gpu else ()
 

@@ -68,7 +68,7 @@ class FGDScore(_GpuScore):
 
     def _score(self, node: NodeGpus, pod: Pod, req: Any) -> int:
         typical = self.ledger.target_workload(self.handle, self.popularity)
-        return policies.fgd(node, pod.non0_cpu, req, typical)[0]
+        return policies.fgd(node, pod.non0_cpu, req, typical, self.ledger.frag)[0]
 
 
 class BestFitScore(_GpuScore):
