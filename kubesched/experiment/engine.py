@@ -76,16 +76,21 @@ def run_fill(nodes: Sequence[TraceNode], pods: Sequence[TracePod], policy: str, 
     arr = arrival(pods, nodes, inflation, rng)
     typical = workload_shapes(pods)
     cl = Cluster(nodes, typical)
-    scorer = policy_scorer(policy, typical)
-    rank = np.array(arr.rank, dtype=np.int64)
-    weight = idle_weight(typical)
-    n = len(arr.pods)
+    steps = place_all(cl, arr.pods, policy_scorer(policy, typical), np.array(arr.rank, dtype=np.int64),
+                      rng, tie_break, idle_weight(typical))
+    return arr, steps, cl.total_gpus
+
+
+def place_all(cl: Cluster, pods: Sequence[TracePod], scorer: scorers.Scorer | scorers.Random,
+              rank: npt.NDArray[np.int64], rng: random.Random, tie_break: str, weight: float) -> Steps:
+    """Place ``pods`` one at a time in that order, measuring the cluster after each."""
+    n = len(pods)
     arrived, used = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
     frag, idle = np.zeros(n), np.zeros(n)
     placed_on: list[str] = []
     gpus_of: list[str] = []
     total = 0
-    for k, pod in enumerate(arr.pods):
+    for k, pod in enumerate(pods):
         row = cl.pod_row(pod)
         total += pod.gpu.total
         cand = cl.candidates(row)
@@ -99,7 +104,7 @@ def run_fill(nodes: Sequence[TraceNode], pods: Sequence[TracePod], policy: str, 
         frag[k], idle[k] = float(cl.frag.sum()), float(cl.left.sum()) * weight
         placed_on.append(node)
         gpus_of.append(gpus)
-    return arr, Steps(arrived, used, frag, idle, placed_on, gpus_of), cl.total_gpus
+    return Steps(arrived, used, frag, idle, placed_on, gpus_of)
 
 
 def _choose(cl: Cluster, cand: npt.NDArray[np.intp], row: PodRow, scorer: scorers.Scorer | scorers.Random,
