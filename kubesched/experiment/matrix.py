@@ -104,6 +104,10 @@ def sweep(nodes: str | Path, pods: str | Path | Sequence[str | Path], *, policie
     out_dir = Path(out) if out is not None else None
     done: dict[Job, FillResult] = {}
     if out_dir is not None:
+        try:
+            (out_dir / "runs").mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise KubeschedError(f"{out_dir}: {exc.strerror or exc}") from exc
         done = _load_done(all_jobs, out_dir)
     todo = [j for j in all_jobs if j not in done]
     total = len(all_jobs)

@@ -82,3 +82,12 @@ def test_ray_sweep_matches_local(trace: tuple[Path, Path], tmp_path: Path) -> No
     on_ray = sweep(nodes, pods, policies=["fgd", "random"], seeds=[1, 2], ray=True, out=tmp_path / "ray")
     assert [r.to_json()["allocation"] for r in on_ray.runs] == [r.to_json()["allocation"] for r in local.runs]
     assert len(rows(tmp_path / "ray" / "allocation.csv")) == 4
+
+
+def test_unwritable_output_is_one_line(trace: tuple[Path, Path], tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    nodes, pods = trace
+    (tmp_path / "file").write_text("")
+    assert main(["experiment", "sweep", "--nodes", str(nodes), "--pods", str(pods), "--policies", "fgd",
+                 "--seeds", "1", "-o", str(tmp_path / "file" / "out")]) == 2
+    assert capsys.readouterr().err.startswith(f"kubesched: error: {tmp_path}/file/out: ")
