@@ -85,8 +85,8 @@ def run(args: argparse.Namespace) -> int:
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
 
     def progress(done: int, total: int, r: Any) -> None:
-        print(f"[{done}/{total}] {r.workload} {r.policy} seed {r.seed}: unallocated {r.unallocated()}% "
-              f"({r.timing.get('wallSeconds', 0):.1f} s)", file=sys.stderr, flush=True)
+        print(f"[{done}/{total}] {r.workload} {r.policy} seed {r.seed}: unallocated {r.unallocated()}% at "
+              f"{r.final_percent}% arrived ({r.timing.get('wallSeconds', 0):.1f} s)", file=sys.stderr, flush=True)
 
     out = experiment.sweep(args.nodes, args.pods, policies=policies, seeds=parse_seeds(args.seeds),
                            inflation=args.inflation, out=args.output, ray=args.ray, jobs=args.jobs,

@@ -15,6 +15,7 @@ kubesched installed on its nodes, not the trace files).
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -159,7 +160,10 @@ def _on_processes(todo: list[Job], nodes: list[TraceNode], traces: dict[str, lis
         for j in todo:
             finished(j, _run(j, inflation, tie_break, nodes, traces[j.workload]))
         return
-    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(nodes, traces)) as pool:
+    # spawn: workers start clean (no fork of a process that may hold threads), on every OS
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                             initargs=(nodes, traces)) as pool:
         pending = {pool.submit(_run, j, inflation, tie_break): j for j in todo}
         while pending:
             ready, _ = wait(pending, return_when=FIRST_COMPLETED)

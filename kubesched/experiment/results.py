@@ -64,8 +64,8 @@ def _groups(runs: Sequence[FillResult]) -> dict[tuple[str, str], list[FillResult
 
 
 def summary_table(runs: Sequence[FillResult]) -> Table:
-    """Per trace and policy: unallocated GPUs at the last percent (median, min, max over
-    seeds), pods failed (median) and run time (median wall seconds)."""
+    """Per trace and policy: unallocated GPUs at the final percent of arrived workload
+    (median, min, max over seeds), pods failed (median) and run time (median wall seconds)."""
     rows = []
     for (workload, policy), rs in _groups(runs).items():
         un = [u for u in (r.unallocated() for r in rs) if u is not None]
@@ -101,7 +101,7 @@ def report(runs: Sequence[FillResult]) -> "Report":
              "target share of the cluster's GPUs); each goes to the best node of the policy or is "
              "dropped. Lines: median over seeds; shading: min to max.")
     summ = summary_table(runs)
-    rep.table("Unallocated GPUs (%) at the last percent of arrived workload", summ.columns,
+    rep.table("Unallocated GPUs (%) at the final percent of arrived workload", summ.columns,
               [[r[c] for c in summ.columns] for r in summ.rows])
     for workload in sorted({r.workload for r in runs}):
         mine = [r for r in runs if r.workload == workload]

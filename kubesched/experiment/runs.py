@@ -46,10 +46,16 @@ class FillResult:
     def last_percent(self) -> int:
         return round(self.inflation * 100)
 
+    @property
+    def final_percent(self) -> int | None:
+        """The last percent of arrived workload with a measure (the target's, 130 at 1.3,
+        unless the last arrivals fell short of it)."""
+        return max(self.allocation) if self.allocation else None
+
     def unallocated(self, percent: int | None = None) -> float | None:
-        """Unallocated GPUs (% of the cluster) at ``percent`` arrived (default: the last)."""
-        p = self.last_percent if percent is None else percent
-        a = self.allocation.get(p)
+        """Unallocated GPUs (% of the cluster) at ``percent`` arrived (default: the final percent)."""
+        p = self.final_percent if percent is None else percent
+        a = None if p is None else self.allocation.get(p)
         return None if a is None else round(100 - a, 2)
 
     def table(self) -> Table:
