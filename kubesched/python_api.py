@@ -104,7 +104,7 @@ def _add_result_annotations(sim: "Simulation", pods: list[dict[str, Any]]) -> No
     ``serve``/``run`` would write them after its last attempt."""
     import json
 
-    from kubesched.explain.kssresults import HISTORY, ProfilePlugins, result_annotations
+    from kubesched.explanation.kssresults import HISTORY, ProfilePlugins, result_annotations
 
     plugins = {name: ProfilePlugins.of(fw.points) for name, fw in sim.sched.profiles.items()}
     for out, pod in zip(sim.results(), pods):

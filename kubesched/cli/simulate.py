@@ -11,7 +11,7 @@ import yaml
 
 from kubesched import python_api
 from kubesched.cli import loadargs, progress, render
-from kubesched.explain.attempt import Attempt
+from kubesched.explanation.attempt import Attempt
 from kubesched.sim.driver import PodOutcome, Simulation
 
 
@@ -79,7 +79,7 @@ def _blockers_and_fixes(args: argparse.Namespace, sim: Simulation, out: PodOutco
     the verified fixes (``blockers``, ``fixes``, ``fixSearch``)."""
     import dataclasses
 
-    from kubesched.explain.fixes import find_fixes
+    from kubesched.explanation.fixes import find_fixes
     from kubesched.scheduler.whatif import SchedulerWhatIf
 
     pod = sim.cluster.pods.get(out.pod.uid)
