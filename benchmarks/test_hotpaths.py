@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from kubesched.framework.cycle_state import CycleState
-from kubesched.explain.attempt import Attempt
+from kubesched.explanation.attempt import Attempt
 from kubesched.sim.bench import Bench, BenchSpec, build_pods
 from kubesched.sim.workloads import HOSTNAME_LABEL, WORKLOADS, ZONE_LABEL, CreatePods
 

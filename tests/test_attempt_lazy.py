@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from kubesched.explain.attempt import NOT_EVALUATED, record_filter
+from kubesched.explanation.attempt import NOT_EVALUATED, record_filter
 from kubesched.framework.status import Code, Status
-from kubesched.explain.attempt import Attempt
+from kubesched.explanation.attempt import Attempt
 
 NAMES = ["n1", "n2", "n3", "n4", "n5"]
 FIT = Status(Code.Unschedulable, ("Insufficient cpu",), "NodeResourcesFit")

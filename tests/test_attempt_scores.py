@@ -7,8 +7,8 @@ import json
 
 import numpy as np
 
-from kubesched.explain.attempt import ScoreDetail
-from kubesched.explain.attempt import Attempt
+from kubesched.explanation.attempt import ScoreDetail
+from kubesched.explanation.attempt import Attempt
 
 
 def record(att: Attempt, names: list[str], weighted: dict[str, np.ndarray], totals: np.ndarray) -> None:

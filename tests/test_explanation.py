@@ -13,7 +13,7 @@ import yaml
 
 from kubesched.api.decode import load_manifests
 from kubesched.config import load_config
-from kubesched.explain.attempt import (
+from kubesched.explanation.attempt import (
     CRITERIA, NOT_EVALUATED, ONLY_CANDIDATE, SKIP_NOMINATED, SKIP_SINGLE, TIE_NAME, TIE_RANDOM, decide_preemption,
 )
 from kubesched.plugins.preemption.ordering import Candidate, StartTimes

@@ -10,8 +10,8 @@ import pytest
 
 from kubesched.api.decode import Manifest
 from kubesched.config import load_config
-from kubesched.explain.attempt import Attempt
-from kubesched.explain.kssresults import (
+from kubesched.explanation.attempt import Attempt
+from kubesched.explanation.kssresults import (
     BIND, FILTER, FINALSCORE, HISTORY, PERMIT, POSTFILTER, PREFILTER_STATUS, PRESCORE, RESERVE, SCORE,
     SELECTED_NODE, SUMMARY_KEY, TOTAL_ANNOTATION_LIMIT, ProfilePlugins, result_annotations,
 )

@@ -16,10 +16,11 @@ reads them, with the messages kube-apiserver's JSON decoding gives.
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,8 +130,10 @@ class Hooks:
     progress: Callable[[str, int, int], None] | None = None
 
 
-def read_documents(paths: list[str], hooks: Hooks = Hooks()) -> list[Doc]:
-    """The objects of the files in ``paths`` (directories walked), checked by ``hooks.check``."""
+def read_documents(paths: list[str], hooks: Hooks = Hooks(), objects: Sequence[Any] = (),
+                   source: str = "<objects>") -> list[Doc]:
+    """The objects of the files in ``paths`` (directories walked), then ``objects`` (manifest
+    documents already in memory, named ``source`` in errors), checked by ``hooks.check``."""
     files = list(_expand(paths))
     sizes = [_size(f) for f in files]
     total, done = sum(sizes), 0
@@ -145,6 +148,11 @@ def read_documents(paths: list[str], hooks: Hooks = Hooks()) -> list[Doc]:
         done += size
         if hooks.progress is not None:
             hooks.progress("reading files (bytes)", done, total)
+    for n, obj in enumerate(objects, 1):
+        for d in _items(source, n, "", copy.deepcopy(obj)):
+            if hooks.check is not None:
+                hooks.check(d)
+            docs.append(d)
     return docs
 
 
@@ -155,9 +163,11 @@ def _size(path: str) -> int:
         return 0
 
 
-def load_manifests(paths: list[str], hooks: Hooks = Hooks()) -> Manifest:
-    """Read, check, default and parse the manifests in ``paths`` (files or directories)."""
-    docs = read_documents(paths, hooks)
+def load_manifests(paths: list[str], hooks: Hooks = Hooks(), objects: Sequence[Any] = (),
+                   source: str = "<objects>") -> Manifest:
+    """Read, check, default and parse the manifests in ``paths`` (files or directories),
+    then ``objects`` (documents already in memory, named ``source`` in errors)."""
+    docs = read_documents(paths, hooks, objects, source)
     _name_and_dedupe(docs)
     if hooks.expand is not None:
         made = hooks.expand(docs)

@@ -34,6 +34,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "simulation's clock starts (1970-01-01T00:00:00Z); default: CronJobs create nothing")
 
 
+def keywords(args: argparse.Namespace) -> dict[str, Any]:
+    """The loading options of ``args`` as :func:`kubesched.python_api.prepare` takes them."""
+    opts = options(args)
+    return {"validate": opts.validate, "controllers": opts.expand, "cronjobs_fire": opts.cronjobs_fire}
+
+
 def options(args: argparse.Namespace, on_progress: Any = None) -> "LoadOptions":
     from kubesched.sim.loading import LoadOptions
 

@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     from kubesched.cli import extender
 
     extender.add_parser(sub)
+    from kubesched.cli import experiment
+
+    experiment.add_parsers(sub)
     return parser
 
 
@@ -139,6 +142,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from kubesched.cli import run as run_cmd
 
             return run_cmd.run(args)
+        if args.command in ("import", "experiment"):
+            from kubesched.cli import experiment
+
+            return experiment.run(args)
         if args.command == "extender":
             from kubesched.cli import extender
 

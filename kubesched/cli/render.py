@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from kubesched.explain.attempt import NOT_EVALUATED, Attempt
+from kubesched.explanation.attempt import NOT_EVALUATED, Attempt
 from kubesched.sim.driver import PodOutcome, Simulation
 
 SHORT = {"NodeResourcesFit": "Fit", "NodeResourcesBalancedAllocation": "Balanced",
@@ -225,7 +225,7 @@ def print_document(con: Console, doc: dict[str, Any]) -> None:
                     detail += f", backoff until {_iso(e['backoffExpiration'])}"
             t.add_row(_iso(e["time"]), e["event"], escape(detail))
         con.print(t)
-    if doc.get("blockers"):  # a pod still pending: every blocker (kubesched.explain.blockers)
+    if doc.get("blockers"):  # a pod still pending: every blocker (kubesched.explanation.blockers)
         from kubesched.cli.render_fixes import print_blockers
 
         print_blockers(con, doc["blockers"])

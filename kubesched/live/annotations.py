@@ -1,5 +1,5 @@
 """``--result-annotations``: kube-scheduler-simulator's result annotations on each pod after
-its attempt (:mod:`kubesched.explain.kssresults` builds them), written by one background thread with
+its attempt (:mod:`kubesched.explanation.kssresults` builds them), written by one background thread with
 one merge patch per pod, so the scheduling cycle only appends to a dict.
 
 An attempt still binding (or waiting at Permit) is written once its binding ended, or after
@@ -21,8 +21,8 @@ from kubesched.api.objects import Pod
 from kubesched.cluster.kube.client import MERGE_PATCH, KubeClient
 from kubesched.cluster.kube.errors import ApiStatusError, FencedError, KubeClientError
 from kubesched.cluster.kube.resources import PODS
-from kubesched.explain.kssresults import DEFAULT_BUDGET, HISTORY, ProfilePlugins, result_annotations
-from kubesched.explain.attempt import Attempt
+from kubesched.explanation.kssresults import DEFAULT_BUDGET, HISTORY, ProfilePlugins, result_annotations
+from kubesched.explanation.attempt import Attempt
 
 log = logging.getLogger(__name__)
 

@@ -27,10 +27,10 @@ from collections.abc import Callable
 from kubesched.api.objects import Pod
 
 from kubesched.scheduler.eventhandlers import EventHandlers
-from kubesched.explain.store import ExplainStore
+from kubesched.explanation.store import ExplainStore
 from kubesched.framework.interface import QueuedPodInfo
 from kubesched.queue.scheduling_queue import SchedulingQueue
-from kubesched.explain.attempt import Attempt
+from kubesched.explanation.attempt import Attempt
 from kubesched.scheduler.scheduler import Scheduler
 
 log = logging.getLogger(__name__)

@@ -41,7 +41,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.runtime.metrics import PLUGIN_RECORDER, status_label
 from kubesched.live.metrics_state import SchedulerState
 from kubesched.queue.moves import ACTIVE_Q, BACKOFF_Q, GATED, UNSCHEDULABLE, QueueMove
-from kubesched.explain.attempt import Attempt
+from kubesched.explanation.attempt import Attempt
 
 if TYPE_CHECKING:
     from kubesched.live.scheduler import LiveScheduler

@@ -63,17 +63,17 @@ from kubesched.scheduler.eventhandlers import EventHandlers
 from kubesched.framework.clock import RealClock
 from kubesched.framework.events import ActionType, Resource
 from kubesched.framework.registry import Registry
-from kubesched.explain.kssresults import ProfilePlugins
+from kubesched.explanation.kssresults import ProfilePlugins
 from kubesched.live.annotations import ResultAnnotator
 from kubesched.live.binder import Binder
-from kubesched.explain.store import DEFAULT_MAX_ATTEMPTS, DEFAULT_PER_POD, ExplainStore
+from kubesched.explanation.store import DEFAULT_MAX_ATTEMPTS, DEFAULT_PER_POD, ExplainStore
 from kubesched.live.loop import SchedulingLoop
 from kubesched.live.whatif import LiveWhatIf
 from kubesched.live.metrics import SchedulerMetrics
 from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
 from kubesched.queue.moves import QueueMove
 from kubesched.queue.scheduling_queue import SchedulingQueue
-from kubesched.explain.attempt import Attempt
+from kubesched.explanation.attempt import Attempt
 from kubesched.scheduler.scheduler import Scheduler
 
 log = logging.getLogger(__name__)

@@ -22,7 +22,7 @@ from typing import Any
 
 from kubesched.api.objects import Pod
 from kubesched.api.policy import PriorityClass
-from kubesched.explain.fixes import find_fixes
+from kubesched.explanation.fixes import find_fixes
 from kubesched.scheduler.scheduler import Scheduler
 from kubesched.scheduler.whatif import SchedulerWhatIf
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from kubesched.api.objects import Pod
 from kubesched.cache.cache import Cache
-from kubesched.explain.attempt import Attempt
+from kubesched.explanation.attempt import Attempt
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.extender import Extender, ExtenderError
 from kubesched.framework.interface import PODS_TO_ACTIVATE, ClusterSink, QueuedPodInfo

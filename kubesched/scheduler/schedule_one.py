@@ -2,7 +2,7 @@
 with ``percentageOfNodesToScore`` and the rotating start index, the extenders' filters,
 PreScore, Score, the extenders' priorities, select host), the FitError on no fit and
 PostFilter (preemption), then the hand-over to the binding cycle. An :class:`Attempt`
-(:mod:`kubesched.explain.attempt`) records what the cycle saw, for ``explain``."""
+(:mod:`kubesched.explanation.attempt`) records what the cycle saw, for ``explain``."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import numpy as np
 
 from kubesched.api.objects import Pod
 from kubesched.cache.snapshot import Snapshot
-from kubesched.explain.attempt import (
+from kubesched.explanation.attempt import (
     REASON_NO_SCORE, REASON_NOMINATED, REASON_SAMPLING, SKIP_NOMINATED, SKIP_SINGLE, Attempt, ScoreDetail,
     explain_preemption, record_filter,
 )

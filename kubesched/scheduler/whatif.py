@@ -1,6 +1,6 @@
 """The scheduler answering "where would this pod land if ...?" for ``explain --fix``.
 
-:class:`SchedulerWhatIf` implements :class:`kubesched.explain.whatif.WhatIf` on a wired
+:class:`SchedulerWhatIf` implements :class:`kubesched.explanation.whatif.WhatIf` on a wired
 scheduler (the simulator's, after its run; or a live one, its lock held by the caller):
 
 - :meth:`~SchedulerWhatIf.try_pod` runs the real scheduling cycle (PreFilter, Filter,
@@ -23,9 +23,9 @@ import numpy as np
 
 from kubesched.api.objects import Node, Pod
 from kubesched.api.policy import PriorityClass
-from kubesched.explain.attempt import Attempt
-from kubesched.explain.blockers import Blockers, find_blockers
-from kubesched.explain.whatif import Landing
+from kubesched.explanation.attempt import Attempt
+from kubesched.explanation.blockers import Blockers, find_blockers
+from kubesched.explanation.whatif import Landing
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import PODS_TO_ACTIVATE, ClusterObjects
 from kubesched.framework.runtime.framework import Framework

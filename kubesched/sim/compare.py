@@ -44,7 +44,7 @@ from kubesched.api.objects import Pod
 from kubesched.config import load_config
 from kubesched.framework.errors import ProfileError
 from kubesched.plugins.registry import in_tree_registry
-from kubesched.explain.attempt import Attempt
+from kubesched.explanation.attempt import Attempt
 from kubesched.sim.loading import LoadOptions
 from kubesched.sim.loading import load as load_manifests
 from kubesched.sim.driver import Simulation

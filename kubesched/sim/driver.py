@@ -33,7 +33,7 @@ from kubesched.framework.interface import QueuedPodInfo
 from kubesched.plugins.preemption.pdb import disruptions_allowed
 from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
 from kubesched.queue.scheduling_queue import SchedulingQueue
-from kubesched.explain.attempt import Attempt
+from kubesched.explanation.attempt import Attempt
 from kubesched.scheduler.scheduler import Scheduler
 from kubesched.sim.clock import VirtualClock
 from kubesched.sim.timeline import Timeline

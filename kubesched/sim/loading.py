@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,15 +103,16 @@ def admit(d: Doc) -> dict[str, Any]:
     return raw
 
 
-def load(paths: list[str], opts: LoadOptions = LoadOptions()) -> Manifest:
-    """The manifests of ``paths``, read strictly, their workloads turned into pods."""
+def load(paths: list[str], opts: LoadOptions = LoadOptions(), objects: Sequence[Any] = ()) -> Manifest:
+    """The manifests of ``paths`` (and the in-memory ``objects``), read strictly, their
+    workloads turned into pods."""
     expander = Expander(admit=admit, cronjobs_fire=opts.cronjobs_fire) if opts.expand else None
     hooks = Hooks(check=_checker(opts.validate), duplicates=opts.validate != IGNORE,
                   expand=expander, progress=opts.progress)
-    manifest = load_manifests(paths, hooks)
+    manifest = load_manifests(paths, hooks, objects)
     if not any((manifest.nodes, manifest.pods, manifest.workloads, manifest.storage, manifest.dra, manifest.others,
                 manifest.pdbs, manifest.namespaces, manifest.priority_classes, manifest.pod_groups)):
-        raise DecodeError("no objects in these manifests (empty files?)", file=", ".join(paths))
+        raise DecodeError("no objects in these manifests (empty files?)", file=", ".join(paths) or "<objects>")
     if expander is not None:
         manifest.after = expander.after
         manifest.owners = expander.owners

@@ -127,24 +127,34 @@ class Report:
         ylabel: str,
         *,
         step: bool = False,
+        bands: Mapping[str, Sequence[tuple[float, float, float]]] | None = None,
     ) -> None:
         """One line per series of (x, y) points; ``step`` draws a step function (values
-        that hold until the next point, as a queue length does)."""
+        that hold until the next point, as a queue length does); ``bands`` shades, per
+        series, a range (x, low, high) around its line (a spread over runs)."""
         fig, ax = self._figure()
         rows: list[list[Cell]] = []
         data: dict[str, list[list[float]]] = {}
+        spread: dict[str, list[list[float]]] = {}
         for name, points in series.items():
             xs = [float(p[0]) for p in points]
             ys = [float(p[1]) for p in points]
             if step:
-                ax.step(xs, ys, where="post", label=name)
+                (line,) = ax.step(xs, ys, where="post", label=name)
             else:
-                ax.plot(xs, ys, label=name, marker="." if len(xs) < 40 else None)
+                (line,) = ax.plot(xs, ys, label=name, marker="." if len(xs) < 40 else None)
             data[name] = [[x, y] for x, y in zip(xs, ys)]
             rows.extend([name, x, y] for x, y in zip(xs, ys))
+            band = (bands or {}).get(name)
+            if band:
+                ax.fill_between([b[0] for b in band], [b[1] for b in band], [b[2] for b in band],
+                                color=line.get_color(), alpha=0.2, linewidth=0)
+                spread[name] = [[float(b[0]), float(b[1]), float(b[2])] for b in band]
         self._finish(fig, ax, xlabel, ylabel, legend=len(series) > 1)
-        self._add_plot("line", title, {"xlabel": xlabel, "ylabel": ylabel, "step": step,
-                                       "series": data}, fig, ["series", "x", "y"], rows)
+        plot: dict[str, Any] = {"xlabel": xlabel, "ylabel": ylabel, "step": step, "series": data}
+        if spread:
+            plot["bands"] = spread
+        self._add_plot("line", title, plot, fig, ["series", "x", "y"], rows)
 
     def bar_plot(
         self,

@@ -22,7 +22,7 @@ from typing import Any
 
 from kubesched.api.objects import Pod
 from kubesched.queue.moves import IN_FLIGHT, QueueMove
-from kubesched.explain.attempt import Attempt
+from kubesched.explanation.attempt import Attempt
 
 
 def _t(x: float) -> float:

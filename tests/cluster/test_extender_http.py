@@ -319,7 +319,7 @@ def test_extender_latency_metric() -> None:
     """Each extender call timed in the attempt becomes one histogram sample."""
     from kubesched.api.objects import Pod
     from kubesched.live.metrics import SchedulerMetrics
-    from kubesched.explain.attempt import Attempt
+    from kubesched.explanation.attempt import Attempt
 
     m = SchedulerMetrics()
     att = Attempt(extender_seconds={"http://127.0.0.1:1 filter": 0.004, "http://127.0.0.1:1 prioritize": 0.5})

@@ -1,4 +1,4 @@
-"""Every blocker of a Pending pod, with its evidence (``kubesched.explain.blockers``).
+"""Every blocker of a Pending pod, with its evidence (``kubesched.explanation.blockers``).
 
 Hand computations use upstream v1.34.1's Filter order of the default profile
 (``pkg/scheduler/apis/config/v1/default_plugins.go``: ... NodeResourcesFit, ...,
@@ -12,7 +12,7 @@ import dataclasses
 from pathlib import Path
 
 from kubesched.scheduler.whatif import SchedulerWhatIf
-from kubesched.explain.fixes import find_fixes
+from kubesched.explanation.fixes import find_fixes
 from tests.explain.scenarios import ZONE, node, pod, simulate
 from tests.explain.test_fixes import _zones
 

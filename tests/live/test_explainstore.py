@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from kubesched.explain.store import ExplainStore
+from kubesched.explanation.store import ExplainStore
 from kubesched.queue.moves import QueueMove
-from kubesched.explain.attempt import Attempt
+from kubesched.explanation.attempt import Attempt
 
 
 def att(t: float, result: str = "Unschedulable") -> Attempt:

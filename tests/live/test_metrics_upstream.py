@@ -11,7 +11,7 @@ from upstream_metrics import PROCESS, UPSTREAM, exposed
 from kubesched.framework.status import Status
 from kubesched.live.metrics import SchedulerMetrics
 from kubesched.queue.moves import QueueMove
-from kubesched.explain.attempt import Attempt
+from kubesched.explanation.attempt import Attempt
 from kubesched.testing.wrappers import make_pod
 
 

@@ -238,7 +238,7 @@ class Framework(BindingPoints):
 
     def nominated_state(self, state: CycleState, pod: Pod, ni: NodeInfo,
                         ) -> tuple[bool, CycleState, NodeInfo] | Status:
-        """:meth:`_nominated_state` for explanations (kubesched.explain.blockers)."""
+        """:meth:`_nominated_state` for explanations (kubesched.explanation.blockers)."""
         return self._nominated_state(state, pod, ni)
 
     def run_filter_with_nominated_pods(self, state: CycleState, pod: Pod, ni: NodeInfo) -> Status:

@@ -23,7 +23,7 @@ from typing import Any
 
 from kubesched.api.decode import Manifest
 from kubesched.api.objects import Pod
-from kubesched.explain.attempt import Attempt
+from kubesched.explanation.attempt import Attempt
 from kubesched.sim.capacity.common import RunOptions, bound_pods, copy_pod, simulate
 from kubesched.sim.driver import PodOutcome
 

@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kubesched.explain.attempt import NOT_EVALUATED, Attempt
+from kubesched.explanation.attempt import NOT_EVALUATED, Attempt
 
 PREFIX = "kube-scheduler-simulator.sigs.k8s.io/"
 PREFILTER_STATUS = PREFIX + "prefilter-result-status"

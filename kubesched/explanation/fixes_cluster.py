@@ -20,9 +20,9 @@ from kubesched.api.errors import DecodeError
 from kubesched.api.objects import Node, Pod
 from kubesched.api.resources import CPU, MEMORY, PODS
 from kubesched.api.workloads import controller_of
-from kubesched.explain.blockers import Blockers
-from kubesched.explain.fixes import Candidate, Fix, land, landed
-from kubesched.explain.whatif import WhatIf, bound, unbound
+from kubesched.explanation.blockers import Blockers
+from kubesched.explanation.fixes import Candidate, Fix, land, landed
+from kubesched.explanation.whatif import WhatIf, bound, unbound
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
 

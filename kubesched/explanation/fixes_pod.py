@@ -1,7 +1,7 @@
 """Fixes that change the pending pod itself: tolerate a taint, relax its nodeSelector, a
 required (anti-)affinity term or a spread constraint, request less, or a priority at which
 preemption succeeds. Each candidate is read off the pod's blockers and checked by a dry
-cycle of the patched pod (:func:`kubesched.explain.whatif.patched_pod`).
+cycle of the patched pod (:func:`kubesched.explanation.whatif.patched_pod`).
 
 For a pod owned by a workload, the same change belongs in the workload's pod template
 (``spec.template.spec``); a Pod's priority is set when it is created, so ``raise-priority``
@@ -15,10 +15,10 @@ from typing import Any
 
 from kubesched.api.objects import Pod
 from kubesched.api.resources import PODS, to_resource
-from kubesched.explain.blockers import Blockers
-from kubesched.explain.evidence import fmt_amount
-from kubesched.explain.fixes import Candidate, Fix, land, landed, pod_command, spec_path
-from kubesched.explain.whatif import Patch, WhatIf, patched_pod
+from kubesched.explanation.blockers import Blockers
+from kubesched.explanation.evidence import fmt_amount
+from kubesched.explanation.fixes import Candidate, Fix, land, landed, pod_command, spec_path
+from kubesched.explanation.whatif import Patch, WhatIf, patched_pod
 from kubesched.plugins import names
 
 PER_KIND = 3  # candidates of one kind, best first

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from kubesched.api.objects import Pod
-from kubesched.explain.evidence import EvidenceContext, evidence
+from kubesched.explanation.evidence import EvidenceContext, evidence
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.dra import DraLister
 from kubesched.framework.interface import PODS_TO_ACTIVATE, ClusterObjects

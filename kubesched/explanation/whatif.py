@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from kubesched.api.errors import DecodeError
 from kubesched.api.objects import Node, Pod
 from kubesched.api.policy import PriorityClass
-from kubesched.explain.blockers import Blockers
+from kubesched.explanation.blockers import Blockers
 from kubesched.framework.interface import ClusterObjects
 from kubesched.framework.types import NodeInfo
 

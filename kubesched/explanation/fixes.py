@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubesched.api.objects import Pod
-from kubesched.explain.blockers import Blockers
-from kubesched.explain.whatif import Landing, WhatIf, bound
+from kubesched.explanation.blockers import Blockers
+from kubesched.explanation.whatif import Landing, WhatIf, bound
 
 log = logging.getLogger(__name__)
 
@@ -153,7 +153,7 @@ def find_fixes(world: WhatIf, pod: Pod, limit: int = DEFAULT_LIMIT,
     docstring). Candidates are checked in the order of their rank as proposed (a check can
     only make a fix rank lower, by the pods it turns out to disturb), and the search stops once
     ``limit`` verified fixes rank before every candidate left, which bounds its cost."""
-    from kubesched.explain import fixes_cluster, fixes_pod
+    from kubesched.explanation import fixes_cluster, fixes_pod
 
     blockers = world.blockers(pod)
     report = FixReport(pod.key, blockers)

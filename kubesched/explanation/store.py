@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubesched.queue.moves import QueueMove
-from kubesched.explain.attempt import Attempt
+from kubesched.explanation.attempt import Attempt
 
 DEFAULT_PER_POD = 5
 DEFAULT_MAX_ATTEMPTS = 1000
