@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from kubesched.api.errors import KubeschedError
+from kubesched.cli import versionargs
 
 
 def _common_sim_args(p: argparse.ArgumentParser, files_required: bool = True) -> None:
@@ -23,6 +24,7 @@ def _common_sim_args(p: argparse.ArgumentParser, files_required: bool = True) ->
                    help="equal scores: seeded random choice (upstream) or the lowest node name")
     p.add_argument("--single-pass", action="store_true",
                    help="give every pending pod exactly one attempt, in queue order")
+    versionargs.add_arguments(p)
 
 
 def build_parser() -> argparse.ArgumentParser:

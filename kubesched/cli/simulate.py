@@ -11,7 +11,7 @@ import yaml
 
 from kubesched.api.decode import load_manifests
 from kubesched.api.errors import KubeschedError
-from kubesched.cli import progress, render
+from kubesched.cli import progress, render, versionargs
 from kubesched.config import load_config
 from kubesched.framework.errors import ProfileError
 from kubesched.plugins.registry import in_tree_registry
@@ -22,9 +22,10 @@ from kubesched.sim.driver import Simulation
 def _simulate(args: argparse.Namespace, explain: bool) -> Simulation:
     manifest = load_manifests(args.filename)
     config = load_config(args.config, in_tree_registry())
+    fts = versionargs.features(args, lambda: manifest.kubernetes_version)
     try:
         sim = Simulation(manifest, config, seed=args.seed, tie_break=args.tie_break, explain=explain,
-                         timeline=getattr(args, "timeline", False))
+                         timeline=getattr(args, "timeline", False), features=fts)
     except ProfileError as exc:  # a profile that cannot be built: name the file it came from
         raise KubeschedError(f"{args.config}: {exc}" if args.config else str(exc)) from exc
     with progress.Bar("scheduling", len(sim.outcomes), getattr(args, "progress", progress.NEVER)) as bar:
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     annotate = getattr(args, "result_annotations", False)
     sim = _simulate(args, explain=args.explain or annotate)
     doc: dict[str, Any] = {"pods": [o.to_json(args.explain) for o in sim.results()],
-                           "summary": sim.summary()}
+                           "summary": sim.summary(), **sim.features.to_json()}
     if annotate:
         _add_result_annotations(sim, doc["pods"])
     ignored = sim.ignored_pods()

@@ -69,7 +69,8 @@ from kubesched.live.binder import Binder
 from kubesched.explain.store import DEFAULT_MAX_ATTEMPTS, DEFAULT_PER_POD, ExplainStore
 from kubesched.live.loop import SchedulingLoop
 from kubesched.live.metrics import SchedulerMetrics
-from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
+from kubesched.framework.features import Features
+from kubesched.plugins.registry import default_multipoint, in_tree_registry
 from kubesched.queue.moves import QueueMove
 from kubesched.queue.scheduling_queue import SchedulingQueue
 from kubesched.explain.attempt import Attempt
@@ -94,6 +95,7 @@ class LiveOptions:
     explain_max_attempts: int = DEFAULT_MAX_ATTEMPTS  # attempts kept in all (oldest dropped)
     result_annotations: bool = False  # write kube-scheduler-simulator's result annotations
     informer_backoff: tuple[float, float, float] = (0.4, 2.0, 30.0)
+    features: Features | None = None  # the release and gates to decide as (None: the default release)
 
 
 class LiveScheduler:
@@ -153,8 +155,9 @@ class LiveScheduler:
                                tie_break_by_name=options.tie_break_by_name, explain=options.explain,
                                run_binding=self.binder.submit, storage=self.storage, storage_writer=self.storage,
                                dra=self.dra, dra_writer=self.dra,
-                               extenders=[HTTPExtender(e) for e in config.extenders])
-        profiles = build_profiles(config, registry or in_tree_registry(), DEFAULT_MULTIPOINT,
+                               extenders=[HTTPExtender(e) for e in config.extenders],
+                               features=options.features)
+        profiles = build_profiles(config, registry or in_tree_registry(), default_multipoint(self.sched.features),
                                   self.sched.new_handle)
         for name, fw in profiles.items():
             self.sched.add_profile(name, fw)
