@@ -24,6 +24,7 @@ import threading
 from types import FrameType
 
 from kubesched.api.errors import KubeschedError
+from kubesched.cli import versionargs
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     from kubesched.cli.explain_remote import add_live_flags
 
     add_live_flags(p)
+    versionargs.add_arguments(p, default="the API server's own, from its /version")
 
 
 def _read_text(path: str) -> str:
@@ -78,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config, registry)
     cc = config.client_connection
     client = KubeClient.connect(args.kubeconfig, qps=cc.qps, burst=cc.burst)
+    fts = versionargs.server_features(args, client)
+    print(f"deciding as Kubernetes {fts.version}", flush=True)
     # leader election gets a client of its own (its own rate limit), as kube-scheduler's does
     lease_client = KubeClient(client.api, qps=cc.qps, burst=cc.burst)
     endpoints: EndpointServer | None = None
@@ -100,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             replica = Replica(config, client, registry=registry, identity=args.identity or None,
                               lease_client=lease_client, on_event=on_event,
-                              options=LiveOptions(**live_options(args)))
+                              options=LiveOptions(**live_options(args), features=fts))
         except KubeschedError as exc:  # a profile that cannot be built: name the file
             raise KubeschedError(f"{args.config}: {exc}") from exc
         if args.port >= 0:

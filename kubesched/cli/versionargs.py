@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import Any
 
-from kubesched.api.kubeversion import NEWEST, SUPPORTED, parse_minor
+from kubesched.api.errors import KubeschedError
+from kubesched.api.kubeversion import NEWEST, SUPPORTED, VersionError, from_version_info, parse_minor
 from kubesched.framework.features import Features
 
 VERSION_HELP = (f"Kubernetes release whose scheduler to reproduce: {', '.join(SUPPORTED)} "
@@ -34,3 +36,22 @@ def features(args: argparse.Namespace, recorded: Callable[[], str | None] | None
     elif recorded is not None:
         version = recorded()
     return Features.for_version(version, getattr(args, "feature_gates", "") or None)
+
+
+def server_features(args: argparse.Namespace, client: Any) -> Features:
+    """The Features for a scheduler working against ``client``'s API server: without
+    ``--kubernetes-version``, the server's own release (its ``/version``)."""
+    from kubesched.cluster.kube import KubeClientError, TransportError
+
+    def recorded() -> str | None:
+        try:
+            body = client.request("GET", "/version", timeout=30.0)
+        except (TransportError, KubeClientError) as exc:
+            raise KubeschedError(f"cannot read {client.host}/version ({exc}); --kubernetes-version "
+                                 "names the release to decide as") from exc
+        try:
+            return from_version_info(body if isinstance(body, dict) else {}, f"{client.host}/version")
+        except VersionError as exc:
+            raise VersionError(f"{exc} (--kubernetes-version names the release to decide as)") from None
+
+    return features(args, recorded)

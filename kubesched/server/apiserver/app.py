@@ -23,6 +23,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from kubesched.api.kubeversion import default_minor
 from kubesched.server.apiserver import errors as E
 from kubesched.server.apiserver.http import discovery
 from kubesched.server.apiserver.http import health
@@ -56,6 +57,7 @@ class ApiConfig:
     authn: Authn = field(default_factory=Authn)
     authorization_mode: str = ALWAYS_ALLOW  # or RBAC (:mod:`.authz`)
     extra_routes: list[BaseRoute] = field(default_factory=list)  # served before the 404 (the web UI's)
+    kubernetes_version: str = field(default_factory=default_minor)  # the release /version reports ("1.35")
 
 
 @dataclass(slots=True)
@@ -110,7 +112,7 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
     state = ApiServerState(registry, config, ApiMetrics(registry.store), issuer=TokenIssuer(clock=registry.clock))
 
     async def version(request: Request) -> Response:
-        return json_response(discovery.version_info())
+        return json_response(discovery.version_info(config.kubernetes_version))
 
     async def metrics(request: Request) -> Response:
         return Response(await run_in_threadpool(state.metrics.render), media_type=CONTENT_TYPE)

@@ -39,6 +39,7 @@ from typing import Any, Protocol
 import uvicorn
 from starlette.routing import BaseRoute
 
+from kubesched.api.kubeversion import default_minor
 from kubesched.server.apiserver.app import DEFAULT_MAX_BODY, ApiConfig, build_app
 from kubesched.server.apiserver.authn.authenticator import Authn, ensure_token_file
 from kubesched.server.apiserver.authz.middleware import ALWAYS_ALLOW, RBAC
@@ -88,6 +89,7 @@ class ServeOptions:
     header_timeout: float = READ_HEADER_TIMEOUT  # seconds a client has to send a request head
     authorization_mode: str = ALWAYS_ALLOW  # or RBAC: the bootstrap roles are created at start
     extra_routes: list[BaseRoute] = field(default_factory=list)  # more endpoints (the web UI)
+    kubernetes_version: str = field(default_factory=default_minor)  # the release /version reports
 
     @property
     def uses_tls(self) -> bool:
@@ -150,7 +152,7 @@ class ApiServer:
             authn=Authn(tokens=tokens, client_certs=self.tls is not None),
             max_readonly=opts.max_requests_inflight, max_mutating=opts.max_mutating_requests_inflight,
             max_watches=opts.max_watches, authorization_mode=opts.authorization_mode,
-            extra_routes=opts.extra_routes))
+            extra_routes=opts.extra_routes, kubernetes_version=opts.kubernetes_version))
         connections = (opts.max_requests_inflight + opts.max_mutating_requests_inflight + opts.max_watches
                        + IDLE_CONNECTIONS)
         protocol = with_header_timeout(opts.header_timeout)
