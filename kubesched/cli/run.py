@@ -18,6 +18,7 @@ finish or are released, then the lease is given up.
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import signal
 import threading
@@ -80,8 +81,9 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config, registry)
     cc = config.client_connection
     client = KubeClient.connect(args.kubeconfig, qps=cc.qps, burst=cc.burst)
-    fts = versionargs.server_features(args, client)
-    print(f"deciding as Kubernetes {fts.version}", flush=True)
+    # the release: the flag's, else the server's (asked when the first scheduler is built,
+    # after the configuration is checked)
+    fts = functools.cache(lambda: versionargs.server_features(args, client))
     # leader election gets a client of its own (its own rate limit), as kube-scheduler's does
     lease_client = KubeClient(client.api, qps=cc.qps, burst=cc.burst)
     endpoints: EndpointServer | None = None
@@ -91,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         if what == "leading":
             live = replica.live
             live.wait_ready(None)
-            print(f"kubesched scheduler running (profiles: {', '.join(live.profiles)}; "
+            print(f"kubesched scheduler running (Kubernetes {live.sched.features.version}; "
+                  f"profiles: {', '.join(live.profiles)}; "
                   f"{len(live.nodes)} nodes, {len(live.pods)} pods)", flush=True)
         elif what.startswith("standby "):
             print(f"standing by: the lease {le.resource_namespace}/{le.resource_name} is held by "

@@ -95,7 +95,9 @@ class LiveOptions:
     explain_max_attempts: int = DEFAULT_MAX_ATTEMPTS  # attempts kept in all (oldest dropped)
     result_annotations: bool = False  # write kube-scheduler-simulator's result annotations
     informer_backoff: tuple[float, float, float] = (0.4, 2.0, 30.0)
-    features: Features | None = None  # the release and gates to decide as (None: the default release)
+    # the release and gates to decide as (None: the default release; a callable: asked once
+    # the scheduler is built, e.g. the API server's own release)
+    features: Features | Callable[[], Features] | None = None
 
 
 class LiveScheduler:
@@ -156,7 +158,7 @@ class LiveScheduler:
                                run_binding=self.binder.submit, storage=self.storage, storage_writer=self.storage,
                                dra=self.dra, dra_writer=self.dra,
                                extenders=[HTTPExtender(e) for e in config.extenders],
-                               features=options.features)
+                               features=options.features() if callable(options.features) else options.features)
         profiles = build_profiles(config, registry or in_tree_registry(), default_multipoint(self.sched.features),
                                   self.sched.new_handle)
         for name, fw in profiles.items():
