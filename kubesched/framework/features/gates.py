@@ -76,7 +76,7 @@ GATES: dict[str, Gate] = {g.name: g for g in (
     _g("SchedulerPopFromBackoffQ", ON, ("1.33", True, BETA)),
     _g("SchedulerQueueingHints", ON, ("1.28", False, BETA), ("1.32", True, BETA), ("1.34", True, GA, True)),
     _g("SidecarContainers", ON, ("1.28", False, ALPHA), ("1.29", True, BETA), ("1.33", True, GA, True)),
-    _g("StorageCapacityScoring", OFF, ("1.33", False, ALPHA), ("1.37", True, BETA)),
+    _g("StorageCapacityScoring", BOTH, ("1.33", False, ALPHA), ("1.37", True, BETA)),
     _g("TaintTolerationComparisonOperators", OFF, ("1.35", False, ALPHA)),
     _g("TopologyAwareWorkloadScheduling", OFF, ("1.36", False, ALPHA)),
     _g("VolumeAttributesClass", ON, ("1.29", False, ALPHA), ("1.31", False, BETA), ("1.34", True, GA),
