@@ -21,7 +21,6 @@ from kubesched.explain.attempt import (
     explain_preemption, record_filter,
 )
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.features import Features
 from kubesched.framework.extender import ExtenderError, run_extender_filters, run_extender_prioritize
 from kubesched.framework.interface import PODS_TO_ACTIVATE, QueuedPodInfo
 from kubesched.framework.nodetable import NodeTable, RowInfos
@@ -45,7 +44,6 @@ class SchedulingCycle(BindingCycle):
     profiles: dict[str, Framework]
     snapshot: Snapshot
     rng: random.Random
-    features: Features
     tie_break_by_name: bool
     explain: bool
     next_start_node_index: int
@@ -295,17 +293,16 @@ class SchedulingCycle(BindingCycle):
 
     def select_host(self, best_rows: np.ndarray) -> str:
         """Among equal top scores (NodeTable rows): the lowest name, or a seeded uniform
-        choice. Upstream's reservoir sampling picks each tied node with equal probability;
-        from the release with ScoreRandomizer, each node carries a random number and the
-        largest wins among equal totals (the same distribution, drawn differently)."""
+        choice. Upstream picks each tied node with equal probability in every release: by
+        reservoir sampling up to v1.34, by the largest of a random number drawn per node from
+        v1.35 (schedule_one.go's Randomizer). Go's random stream cannot be reproduced, so
+        one seeded uniform draw stands for both (the same distribution, at the cost of one
+        draw instead of one per node)."""
         names: list[str] = self.snapshot.table.names
         if self.tie_break_by_name:
             return min(names[i] for i in best_rows.tolist())  # type: ignore[no-any-return]
         if best_rows.size == 1:
             return names[int(best_rows[0])]
-        if self.features.has("ScoreRandomizer"):
-            draws = [self.rng.getrandbits(63) for _ in range(int(best_rows.size))]
-            return names[int(best_rows[draws.index(max(draws))])]
         return names[int(best_rows[self.rng.randrange(int(best_rows.size))])]
 
 

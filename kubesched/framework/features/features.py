@@ -33,9 +33,6 @@ RELEASE_CHANGES: dict[str, tuple[str, str]] = {
         "1.37", "DynamicResources' Score reads an allocated claim's own allocation instead of pairing "
                 "claims with Filter's allocations by index, which failed for a pod with an allocated "
                 "claim before an unallocated one (kubernetes/kubernetes#139017)"),
-    "ScoreRandomizer": (
-        "1.35", "equal totals are ordered by a random number drawn per node instead of reservoir "
-                "sampling (schedule_one.go nodeScoreHeap)"),
 }
 
 
@@ -103,7 +100,11 @@ class Features:
         return [f"{n}={str(v).lower()}" for n, v in self._values.items() if v not in GATES[n].honoured]
 
     def to_json(self) -> dict[str, Any]:
-        return {"kubernetesVersion": self.version, "featureGates": dict(self.overrides)}
+        """``kubernetesVersion``, and ``featureGates`` when any gate was set."""
+        out: dict[str, Any] = {"kubernetesVersion": self.version}
+        if self.overrides:
+            out["featureGates"] = dict(self.overrides)
+        return out
 
 
 def _check(name: str, value: bool, minor: str, where: str) -> None:

@@ -18,7 +18,7 @@ DRAPrioritizedList gate.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -79,6 +79,11 @@ class ScoringDynamicResources(DynamicResources):
         fts = features_of(handle)
         self.own_allocations = fts.has("DynamicResourcesScoreAllocatedClaims")
         self.scores = not self.own_allocations or fts.enabled("DRAPrioritizedList")
+
+    def signature(self, pod: Pod) -> Hashable | None:
+        """A pod without claims passes Filter and scores 0 on every node (NodeLocalPlugin: the
+        framework then reuses that constant); a pod with claims is never cached."""
+        return () if not pod.raw.get("spec", {}).get("resourceClaims") else None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         s = state.get(STATE)

@@ -11,7 +11,7 @@ the chosen node's bindings, PreBind writes them and waits for the PV controller
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -185,6 +185,11 @@ class VolumeBinding:
                            dtype=bool, count=idx.size)
 
     # -- Score (StorageCapacityScoring, :mod:`.scoring`) ------------------------------------
+    def signature(self, pod: Pod) -> Hashable | None:
+        """A pod without claims is skipped by PreFilter and scores 0 on every node
+        (NodeLocalPlugin: the framework reuses that constant); other pods are never cached."""
+        return () if not any(v.is_pvc or v.is_ephemeral for v in pod.volumes) else None
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
         """Skip without the gate; with it, every pod is scored (upstream: ``hasStaticBindings
         || EnableStorageCapacityScoring``, and the scorer exists only with the gate)."""
