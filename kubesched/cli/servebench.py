@@ -252,7 +252,7 @@ def _run(data: Path, nodes: int, pods: int, clients: int, extra: list[str], time
     cpu_ms, ceiling = cpu_ceiling(meter.seconds, bound_n, os.cpu_count())
     return {
         "nodes": nodes, "pods": pods, "clients": clients,
-        "scheduler": "in-process" if not extra else "process",
+        "scheduler": "process" if "--scheduler-process" in extra else "in-process",
         "setup_seconds": round(setup_s, 1),
         "acknowledged": len(acked), "create_errors": len(errors), "first_create_errors": errors[:3],
         "creates_per_second": round(len(acked) / created_s, 1) if created_s else None,
