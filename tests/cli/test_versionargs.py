@@ -60,3 +60,38 @@ def test_unsupported_or_unreadable_server_release_is_one_error() -> None:
 def test_every_scheduling_command_takes_the_flags(command: list[str]) -> None:
     ns = build_parser().parse_args([*command, "--kubernetes-version", "1.36", "--feature-gates", "A=true"])
     assert (ns.kubernetes_version, ns.feature_gates) == ("1.36", "A=true")
+
+
+NODE = """apiVersion: v1
+kind: Node
+metadata: {name: tainted}
+spec:
+  taints: [{key: gpu, value: "yes", effect: NoSchedule}]
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+"""
+POD = """apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default}
+spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]}
+"""
+
+
+@pytest.mark.parametrize("version,reason", [
+    ("1.34", "node(s) had untolerated taint {gpu: yes}"),  # v1.34 taint_toleration.go
+    ("1.35", "node(s) had untolerated taint(s)"),  # v1.35 taint_toleration.go
+])
+def test_capacity_and_compare_decide_as_the_release(tmp_path: Any, capsys: pytest.CaptureFixture[str],
+                                                    version: str, reason: str) -> None:
+    import json
+
+    from kubesched.cli.main import main
+
+    (tmp_path / "node.yaml").write_text(NODE)
+    (tmp_path / "pod.yaml").write_text(POD)
+    assert main(["capacity", "fit", "-f", str(tmp_path / "node.yaml"), "--pod", str(tmp_path / "pod.yaml"),
+                 "--json", "--kubernetes-version", version]) == 0
+    assert json.loads(capsys.readouterr().out)["refusal"]["reasons"][0]["reason"] == reason
+    (tmp_path / "c.yaml").write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n")
+    assert main(["compare", "-f", str(tmp_path / "node.yaml"), "-f", str(tmp_path / "pod.yaml"),
+                 "--config", str(tmp_path / "c.yaml"), "--json", "--kubernetes-version", version]) == 0
+    assert json.loads(capsys.readouterr().out)["kubernetesVersion"] == version
