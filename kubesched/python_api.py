@@ -72,7 +72,8 @@ class Result:
     def to_json(self, *, result_annotations: bool = False) -> dict[str, Any]:
         """The document ``kubesched simulate -o json`` prints (with the same flags)."""
         sim = self.simulation
-        doc: dict[str, Any] = {"pods": [o.to_json(self._explain) for o in sim.results()], "summary": sim.summary()}
+        doc: dict[str, Any] = {"pods": [o.to_json(self._explain) for o in sim.results()], "summary": sim.summary(),
+                               **sim.features.to_json()}
         if result_annotations:
             _add_result_annotations(sim, doc["pods"])
         ignored = sim.ignored_pods()
@@ -119,16 +120,21 @@ def _add_result_annotations(sim: "Simulation", pods: list[dict[str, Any]]) -> No
 
 def prepare(*sources: Source, config: str | os.PathLike[str] | Mapping[str, Any] | None = None, seed: int = 0,
             tie_break: str = "random", explain: bool = False, timeline: bool = False, validate: str = "strict",
-            controllers: bool = True, cronjobs_fire: bool = False,
-            progress: Callable[[str, int, int], None] | None = None) -> "Simulation":
+            controllers: bool = True, cronjobs_fire: bool = False, kubernetes_version: str | None = None,
+            feature_gates: str | None = None, progress: Callable[[str, int, int], None] | None = None,
+            ) -> "Simulation":
     """Load manifests (files, directories or objects) and a configuration into a
     simulation, not yet run. ``validate``: unknown or duplicate fields are an error
     ("strict", as ``kubectl apply``), a warning ("warn") or nothing ("ignore");
     ``controllers``: workloads (Deployments, StatefulSets, Jobs, ...) become the pods their
     controllers would create; ``cronjobs_fire``: each CronJob creates one Job;
-    ``progress``: told (what, done, total) while large inputs load."""
+    ``kubernetes_version``: the release to decide as ("1.35"; default: the one a snapshot in
+    the sources recorded, else the newest supported); ``feature_gates``: kube-scheduler's
+    ``--feature-gates`` text; ``progress``: told (what, done, total) while large inputs load."""
+    from kubesched.api.kubeversion import parse_minor
     from kubesched.config import load_config
     from kubesched.framework.errors import ProfileError
+    from kubesched.framework.features import Features
     from kubesched.plugins.registry import in_tree_registry
     from kubesched.sim.driver import Simulation
     from kubesched.sim.loading import VALIDATE_MODES, LoadOptions, load
@@ -142,8 +148,11 @@ def prepare(*sources: Source, config: str | os.PathLike[str] | Mapping[str, Any]
     manifest = load(paths, LoadOptions(validate=validate, expand=controllers, cronjobs_fire=cronjobs_fire,
                                        progress=progress), objects)
     cfg = load_config(os.fspath(config) if isinstance(config, os.PathLike) else config, in_tree_registry())
+    version = parse_minor(kubernetes_version) if kubernetes_version else manifest.kubernetes_version
+    features = Features.for_version(version, feature_gates or None)
     try:
-        return Simulation(manifest, cfg, seed=seed, tie_break=tie_break, explain=explain, timeline=timeline)
+        return Simulation(manifest, cfg, seed=seed, tie_break=tie_break, explain=explain, timeline=timeline,
+                          features=features)
     except ProfileError as exc:  # a profile that cannot be built: name the file it came from
         where = config if isinstance(config, (str, os.PathLike)) else None
         raise KubeschedError(f"{os.fspath(where)}: {exc}" if where else str(exc)) from exc

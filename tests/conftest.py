@@ -6,16 +6,25 @@ limit changes, so a property test that happens to build the default profile firs
 when run alone. Importing the CEL module once here, before any test runs, keeps every test's
 outcome independent of the order the tests run in.
 
+The suite's expected decisions are upstream v1.34.1's (the fidelity corpus and the
+plugins' test tables of that release), so the default Kubernetes release is pinned to 1.34
+for every test, and for every ``kubesched`` a test starts (``$KUBESCHED_KUBERNETES_VERSION``).
+Tests of other releases ask for theirs explicitly.
+
 ``count_handoffs``: a fixture shared by the tests that count hand-offs from other threads to
 an event loop (the watch waker's, the store's loop writes').
 """
 
 import asyncio
+import os
 from collections.abc import Callable
 
 import pytest
 
 import kubesched.plugins.dynamicresources.cel  # noqa: F401
+from kubesched.api.kubeversion import ENV as KUBERNETES_VERSION_ENV
+
+os.environ[KUBERNETES_VERSION_ENV] = "1.34"
 
 
 def _count_handoffs(loop: asyncio.AbstractEventLoop) -> list[object]:

@@ -33,6 +33,7 @@ from kubesched.api.dra import API_VERSION as DRA_API_VERSION
 from kubesched.api.dra import DRA_KINDS, check_container_claims, parse_dra_object
 from kubesched.api.documents import documents
 from kubesched.api.errors import DecodeError
+from kubesched.api.kubeversion import SERVER_VERSION_API, SERVER_VERSION_KIND, from_version_info
 from kubesched.api.objects import Node, Pod
 from kubesched.api.policy import Namespace, PodDisruptionBudget, PriorityClass
 from kubesched.api.storage import STORAGE_KINDS, StorageObject, decode_storage
@@ -91,6 +92,17 @@ class Manifest:
     # ("Deployment default/web") -> the keys of the pods it made or adopted, in order.
     after: dict[str, str] = field(default_factory=dict)
     owners: dict[str, list[str]] = field(default_factory=dict)
+    # the cluster's /version as a snapshot recorded it (kind ServerVersion), and its file
+    server_version: dict[str, Any] | None = None
+    server_version_file: str = ""
+
+    @property
+    def kubernetes_version(self) -> str | None:
+        """The minor release the manifests recorded (``"1.35"``), None when they recorded
+        none; VersionError naming the file when kubesched does not support it."""
+        if self.server_version is None:
+            return None
+        return from_version_info(self.server_version, f"{self.server_version_file}: {SERVER_VERSION_KIND}")
 
 
 @dataclass(slots=True)
@@ -168,6 +180,8 @@ def load_manifests(paths: list[str], hooks: Hooks = Hooks(), objects: Sequence[A
     """Read, check, default and parse the manifests in ``paths`` (files or directories),
     then ``objects`` (documents already in memory, named ``source`` in errors)."""
     docs = read_documents(paths, hooks, objects, source)
+    versions = [d for d in docs if d.raw["kind"] == SERVER_VERSION_KIND]
+    docs = [d for d in docs if d.raw["kind"] != SERVER_VERSION_KIND]
     _name_and_dedupe(docs)
     if hooks.expand is not None:
         made = hooks.expand(docs)
@@ -187,6 +201,8 @@ def load_manifests(paths: list[str], hooks: Hooks = Hooks(), objects: Sequence[A
         hooks.progress("defaulting objects", 0, len(docs))
     raws = default_manifest([d.raw for d in docs], classes, files=[d.file for d in docs])
     m = Manifest(priority_classes=list(classes.values()))
+    if versions:  # the last one recorded wins, as a later file overrides an earlier one
+        m.server_version, m.server_version_file = dict(versions[-1].raw), versions[-1].file
     pod_files: list[str] = []
     for i, (d, raw) in enumerate(zip(docs, raws)):
         if hooks.progress is not None and i % PROGRESS_EVERY == 0:
@@ -348,7 +364,8 @@ def _check_kind(d: _Doc) -> None:
         raise d.error("apiVersion is required", "apiVersion")
     if kind in UNSUPPORTED_KINDS:
         raise d.error(f"{kind}: {UNSUPPORTED_KINDS[kind]} is not supported by kubesched yet", "kind")
-    want = SCHEDULED_KINDS.get(kind) or WORKLOAD_KINDS.get(kind) or OTHER_KINDS.get(kind)
+    want = (SCHEDULED_KINDS.get(kind) or WORKLOAD_KINDS.get(kind) or OTHER_KINDS.get(kind)
+            or (SERVER_VERSION_API if kind == SERVER_VERSION_KIND else None))
     if want is None:
         raise d.error(f'unknown kind "{kind}" (apiVersion {api})', "kind")
     if api != want:

@@ -24,6 +24,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from kubesched.api.errors import KubeschedError
+from kubesched.api.kubeversion import NEWEST
+from kubesched.cli import versionargs
 from kubesched.sim.workloads import MIXED, SUITE, WORKLOADS, Case, default_case
 
 if TYPE_CHECKING:  # the scheduler is imported only when a benchmark runs
@@ -67,14 +69,17 @@ def add_parser(sub: Any) -> None:
                    help="with --workload (not mixed): bind the init pods directly, round-robin where they "
                         "fit, all but the last 100 (scheduled, to warm the caches) (kubesched/sim/fastinit.py)")
     p.add_argument("-o", "--output", choices=("table", "json"), default="table")
+    versionargs.add_arguments(p, default=f"{NEWEST}, or $KUBESCHED_KUBERNETES_VERSION")
 
 
 def _spec(args: argparse.Namespace, case: Case) -> "BenchSpec":
     from kubesched.sim.bench import BenchSpec
 
+    fts = versionargs.features(args)
     spec = BenchSpec(workload=case.workload, nodes=case.nodes, init_pods=case.init_pods, pods=case.pods,
                      percentage_of_nodes_to_score=args.percentage_of_nodes_to_score, seed=args.seed,
-                     scenario=args.scenario or "", fast_init=bool(getattr(args, "fast_init", False)))
+                     scenario=args.scenario or "", fast_init=bool(getattr(args, "fast_init", False)),
+                     kubernetes_version=fts.version, feature_gates=args.feature_gates)
     if not spec.scenario and (spec.nodes < 1 or spec.init_pods < 0 or spec.pods < 0):
         raise KubeschedError("bench: --nodes must be at least 1, --init-pods and --pods at least 0")
     if not 0 <= spec.percentage_of_nodes_to_score <= 100:
@@ -271,8 +276,11 @@ def _run_serve(args: argparse.Namespace) -> int:
 
     if args.init_pods is not None or args.scale != 1.0:
         raise KubeschedError("bench --serve: --init-pods and --scale go with --workload")
+    fts = versionargs.features(args)
+    serve_args = ["--kubernetes-version", fts.version] + (["--feature-gates", args.feature_gates]
+                                                          if args.feature_gates else [])
     res = run_serve_bench(1000 if args.nodes is None else args.nodes, 5000 if args.pods is None else args.pods,
-                          args.clients, in_process=args.serve_in_process)
+                          args.clients, in_process=args.serve_in_process, serve_args=serve_args)
     if args.output == "json":
         json.dump(res, sys.stdout, indent=1)
         sys.stdout.write("\n")

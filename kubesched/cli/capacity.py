@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from kubesched.api.errors import DecodeError, KubeschedError
-from kubesched.cli import loadargs, progress
+from kubesched.cli import loadargs, progress, versionargs
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -25,6 +25,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", metavar="DIR", help="write the HTML report (report.html, report.json, series/)")
     progress.add_arguments(p)
     loadargs.add_arguments(p)
+    versionargs.add_arguments(p)
 
 
 def add_parsers(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -48,20 +49,19 @@ def add_parsers(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> N
     rep.add_argument("--trace", required=True, metavar="TRACE.jsonl|csv", help="the workload trace")
 
 
-def _options(args: argparse.Namespace) -> Any:
+def _options(args: argparse.Namespace, manifest: Any) -> Any:
     from kubesched.config import load_config
     from kubesched.plugins.registry import in_tree_registry
     from kubesched.sim.capacity.common import RunOptions
 
     return RunOptions(config=load_config(args.config, in_tree_registry()), seed=args.seed,
-                      tie_break=args.tie_break, config_file=args.config)
+                      tie_break=args.tie_break, config_file=args.config,
+                      features=versionargs.features(args, lambda: manifest.kubernetes_version))
 
 
 def run(args: argparse.Namespace) -> int:
-    from kubesched.cli import loadargs
-
     manifest = loadargs.load_manifests(args)
-    opts = _options(args)
+    opts = _options(args, manifest)
     if args.command == "replay":
         return _replay(args, manifest, opts)
     return {"fit": _fit, "plan": _plan, "drain": _drain}[args.capacity_command](args, manifest, opts)

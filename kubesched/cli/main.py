@@ -24,6 +24,7 @@ def package_version() -> str:
         return version("kubesched")
     except PackageNotFoundError:
         return "unknown"
+from kubesched.cli import versionargs
 
 
 def _common_sim_args(p: argparse.ArgumentParser, files_required: bool = True) -> None:
@@ -36,6 +37,7 @@ def _common_sim_args(p: argparse.ArgumentParser, files_required: bool = True) ->
     loadargs.add_arguments(p)
     p.add_argument("--single-pass", action="store_true",
                    help="give every pending pod exactly one attempt, in queue order")
+    versionargs.add_arguments(p)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import functools
 import logging
 import signal
 import threading
@@ -31,6 +32,7 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 from kubesched.api.errors import KubeschedError
+from kubesched.cli import versionargs
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
@@ -73,6 +75,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     from kubesched.cli.explain_remote import add_live_flags
 
     add_live_flags(p)
+    versionargs.add_arguments(p, default="the API server's own, from its /version")
 
 
 def _read_text(path: str) -> str:
@@ -167,6 +170,9 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config, registry)
     cc = config.client_connection
     client = KubeClient.connect(args.kubeconfig, qps=cc.qps, burst=cc.burst)
+    # the release: the flag's, else the server's (asked when the first scheduler is built,
+    # after the configuration is checked)
+    fts = functools.cache(lambda: versionargs.server_features(args, client))
     # leader election gets a client of its own (its own rate limit), as kube-scheduler's does
     lease_client = KubeClient(client.api, qps=cc.qps, burst=cc.burst)
     endpoints: EndpointServer | None = None
@@ -176,7 +182,8 @@ def run(args: argparse.Namespace) -> int:
         if what == "leading":
             live = replica.live
             live.wait_ready(None)
-            print(f"kubesched scheduler running (profiles: {', '.join(live.profiles)}; "
+            print(f"kubesched scheduler running (Kubernetes {live.sched.features.version}; "
+                  f"profiles: {', '.join(live.profiles)}; "
                   f"{len(live.nodes)} nodes, {len(live.pods)} pods)", flush=True)
         elif what.startswith("standby "):
             print(f"standing by: the lease {le.resource_namespace}/{le.resource_name} is held by "
@@ -189,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             replica = Replica(config, client, registry=registry, identity=args.identity or None,
                               lease_client=lease_client, on_event=on_event,
-                              options=LiveOptions(**live_options(args)))
+                              options=LiveOptions(**live_options(args), features=fts))
         except KubeschedError as exc:  # a profile that cannot be built: name the file
             raise KubeschedError(f"{args.config}: {exc}") from exc
         if args.port >= 0:

@@ -17,13 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kubesched.api.errors import KubeschedError, QuantityError
+from kubesched.api.kubeversion import NEWEST
 from kubesched.api.quantity import parse_quantity
-from kubesched.cli import serve_cluster
+from kubesched.cli import serve_cluster, versionargs
 from kubesched.server.apiserver.http.limits import DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES
 
 if TYPE_CHECKING:
     from kubesched.config import SchedulerConfig
     from kubesched.server.apiserver.server import ApiServer
+    from kubesched.framework.features import Features
     from kubesched.live import LiveOptions, SchedulerComponent
     from kubesched.ui import ServeUi
 
@@ -78,6 +80,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     serve_cluster.add_flags(p)
     p.add_argument("--config", metavar="FILE",
                    help="KubeSchedulerConfiguration of the scheduler inside (default: upstream's defaults)")
+    versionargs.add_arguments(p, default=f"{NEWEST}, or $KUBESCHED_KUBERNETES_VERSION")
     p.add_argument("--no-ui", action="store_true", help="do not serve the web UI at / (default: served)")
     p.add_argument("--no-scheduler", action="store_true",
                    help="run without the scheduler (pods stay Pending unless another scheduler binds them)")
@@ -103,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, flag) <= 0:
             raise KubeschedError(f"--{flag.replace('_', '-')} must be positive")
     _check_host(args)
+    fts = versionargs.features(args)
     config = None if args.no_scheduler else load_scheduler_config(args.config)
     node_pools = serve_cluster.pools(args)
     data_dir = Path(args.data_dir).resolve()
@@ -117,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
                         authorization_mode=args.authorization_mode,
                         api_audiences=tuple(a.strip() for a in args.api_audiences.split(",") if a.strip()),
                         extra_routes=ui.routes() if ui is not None else [],
-                        self_authorized=ui.authorizes_itself if ui is not None else None)
+                        self_authorized=ui.authorizes_itself if ui is not None else None,
+                        kubernetes_version=fts.version)
     _raise_open_files(args.max_requests_inflight + args.max_mutating_requests_inflight + args.max_watches)
     try:
         server = ApiServer(opts)
@@ -130,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     component = None
     if config is not None:
         try:  # built here in both cases, so that a profile that cannot be built is an error now
-            component = build_scheduler(args.config, config, server.kubeconfig, _live_options(args))
+            component = build_scheduler(args.config, config, server.kubeconfig, _live_options(args, fts))
         except KubeschedError:
             server.store.close()
             server.sock.close()
@@ -139,7 +144,9 @@ def run(args: argparse.Namespace) -> int:
             from kubesched.cli.serve_process import SchedulerProcess
 
             component.live.client.close()  # the child builds its own
-            server.components.append(SchedulerProcess(server.kubeconfig, args.config, args.verbose))
+            server.components.append(SchedulerProcess(server.kubeconfig, args.config, args.verbose,
+                                                      kubernetes_version=fts.version,
+                                                      feature_gates=args.feature_gates))
             component = None  # a child scheduler: the web UI sees the API objects only, no queue or explain
         else:
             server.components.append(component)
@@ -261,8 +268,8 @@ def build_scheduler(config_path: str | None, config: "SchedulerConfig", kubeconf
     return SchedulerComponent(live, on_ready=ready, explain_text=document_text)
 
 
-def _live_options(args: argparse.Namespace) -> "LiveOptions":
+def _live_options(args: argparse.Namespace, fts: "Features") -> "LiveOptions":
     from kubesched.cli.explain_remote import live_options
     from kubesched.live import LiveOptions
 
-    return LiveOptions(**live_options(args))
+    return LiveOptions(**live_options(args), features=fts)

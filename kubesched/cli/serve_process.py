@@ -44,16 +44,23 @@ class SchedulerProcess:
 
     name = "scheduler-process"
 
-    def __init__(self, kubeconfig: Path, config: str | None, verbose: int = 0) -> None:
+    def __init__(self, kubeconfig: Path, config: str | None, verbose: int = 0, *,
+                 kubernetes_version: str = "", feature_gates: str = "") -> None:
         self.kubeconfig = kubeconfig
         self.config = config
         self.verbose = verbose
+        self.kubernetes_version = kubernetes_version  # "": the server's, from its /version
+        self.feature_gates = feature_gates
         self._proc: subprocess.Popen[bytes] | None = None
 
     def command(self) -> list[str]:
         cmd = [sys.executable, "-m", "kubesched.cli.serve_process", "--kubeconfig", str(self.kubeconfig)]
         if self.config:
             cmd += ["--config", self.config]
+        if self.kubernetes_version:
+            cmd += ["--kubernetes-version", self.kubernetes_version]
+        if self.feature_gates:
+            cmd += ["--feature-gates", self.feature_gates]
         return cmd + ["-v"] * self.verbose
 
     def start(self, server: Any) -> None:
@@ -97,12 +104,15 @@ def _watch_parent(stop: threading.Event) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from kubesched.cli import versionargs
     from kubesched.cli.serve import build_scheduler, load_scheduler_config
+    from kubesched.live import LiveOptions
 
     p = argparse.ArgumentParser(prog="kubesched-serve-scheduler", description=__doc__.split("\n\n")[0])
     p.add_argument("--kubeconfig", required=True, type=Path)
     p.add_argument("--config")
     p.add_argument("-v", "--verbose", action="count", default=0)
+    versionargs.add_arguments(p)
     args = p.parse_args(argv)
     level = {0: logging.WARNING, 1: logging.INFO}.get(args.verbose, logging.DEBUG)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
@@ -119,7 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, on_term)
     threading.Thread(target=_watch_parent, args=(stop,), name="parent-watch", daemon=True).start()
     try:
-        component = build_scheduler(args.config, load_scheduler_config(args.config), args.kubeconfig)
+        fts = versionargs.features(args)
+        component = build_scheduler(args.config, load_scheduler_config(args.config), args.kubeconfig,
+                                    LiveOptions(features=fts))
     except KubeschedError as exc:
         print(f"kubesched: error: {exc}", file=sys.stderr)
         return 2

@@ -35,6 +35,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from kubesched.api.errors import KubeschedError
@@ -208,15 +209,17 @@ class BindWatch(threading.Thread):
 
 
 def run_serve_bench(nodes: int = 1000, pods: int = 5000, clients: int = 16, *, in_process: bool = False,
-                    data_dir: str | None = None, timeout: float = 600.0) -> dict[str, Any]:
+                    data_dir: str | None = None, timeout: float = 600.0,
+                    serve_args: Sequence[str] = ()) -> dict[str, Any]:
     """Run the benchmark; return the report (``ok`` False if a pod was lost, moved or not
-    bound, or a create failed)."""
+    bound, or a create failed). ``serve_args``: more ``kubesched serve`` flags (the release)."""
     if nodes <= 0 or pods <= 0 or clients <= 0:
         raise KubeschedError("bench --serve: --nodes, --pods and --clients must be positive")
     temporary = data_dir is None
     base = Path(tempfile.mkdtemp(prefix="serve-bench-")) if data_dir is None else Path(data_dir)
     try:
-        return _run(base / "data", nodes, pods, clients, [] if in_process else ["--scheduler-process"], timeout)
+        extra = [*serve_args] + ([] if in_process else ["--scheduler-process"])
+        return _run(base / "data", nodes, pods, clients, extra, timeout)
     finally:
         if temporary:
             shutil.rmtree(base, ignore_errors=True)
@@ -249,7 +252,7 @@ def _run(data: Path, nodes: int, pods: int, clients: int, extra: list[str], time
     cpu_ms, ceiling = cpu_ceiling(meter.seconds, bound_n, os.cpu_count())
     return {
         "nodes": nodes, "pods": pods, "clients": clients,
-        "scheduler": "in-process" if not extra else "process",
+        "scheduler": "process" if "--scheduler-process" in extra else "in-process",
         "setup_seconds": round(setup_s, 1),
         "acknowledged": len(acked), "create_errors": len(errors), "first_create_errors": errors[:3],
         "creates_per_second": round(len(acked) / created_s, 1) if created_s else None,

@@ -20,6 +20,8 @@ def _simulate(args: argparse.Namespace, explain: bool) -> Simulation:
         sim = python_api.prepare(
             *args.filename, config=args.config, seed=args.seed, tie_break=args.tie_break, explain=explain,
             timeline=getattr(args, "timeline", False), **loadargs.keywords(args),
+            kubernetes_version=getattr(args, "kubernetes_version", None),
+            feature_gates=getattr(args, "feature_gates", "") or None,
             progress=lambda what, done, total: loading.update(done, total=total or None, description=what))
     with progress.Bar("scheduling", len(sim.outcomes), getattr(args, "progress", progress.NEVER)) as bar:
         attempts = scheduled = 0

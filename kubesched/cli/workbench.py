@@ -9,7 +9,8 @@ import sys
 from typing import Any
 
 from kubesched.api.errors import KubeschedError
-from kubesched.cli import loadargs, progress
+from kubesched.api.kubeversion import parse_minor
+from kubesched.cli import loadargs, progress, versionargs
 
 
 def add_parsers(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -39,6 +40,7 @@ def add_parsers(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> N
                      help="pods of the placement diff shown in the terminal (default 30; the JSON has all)")
     progress.add_arguments(cmp)
     loadargs.add_arguments(cmp)
+    versionargs.add_arguments(cmp)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,8 +89,10 @@ def compare(args: argparse.Namespace) -> int:
             done[i] += att.result == "Scheduled"
             bar.update(sum(done), description=f"compare: {configs[i].name}")
 
+        version = parse_minor(args.kubernetes_version) if args.kubernetes_version else None
         doc = cmp_mod.compare(args.filename, configs, seed=args.seed, tie_break=args.tie_break, on_attempt=tick,
-                              load=loadargs.options(args))
+                              load=loadargs.options(args), kubernetes_version=version,
+                              feature_gates=args.feature_gates)
     if args.output:
         from kubesched.sim import compare_report
 

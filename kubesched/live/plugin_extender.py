@@ -52,7 +52,7 @@ from kubesched.framework.registry import Registry
 from kubesched.framework.runtime.framework import Framework
 from kubesched.framework.status import Code, Status
 from kubesched.live.scheduler import LiveScheduler
-from kubesched.plugins.registry import DEFAULT_MULTIPOINT
+from kubesched.plugins.registry import default_multipoint
 from kubesched.scheduler.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
@@ -136,7 +136,8 @@ class PluginExtender:
         else:
             cluster = InProcessCluster(RealClock().now)
             self.sched = Scheduler(Cache(), cluster, cluster, cluster.now, random.Random(0))
-            for name, fw in build_profiles(config, registry, DEFAULT_MULTIPOINT, self.sched.new_handle).items():
+            defaults = default_multipoint(self.sched.features)
+            for name, fw in build_profiles(config, registry, defaults, self.sched.new_handle).items():
                 self.sched.add_profile(name, fw)
         profiles = self.sched.profiles
         name = profile or config.profiles[0].scheduler_name

@@ -70,7 +70,8 @@ from kubesched.explanation.store import DEFAULT_MAX_ATTEMPTS, DEFAULT_PER_POD, E
 from kubesched.live.loop import SchedulingLoop
 from kubesched.live.whatif import LiveWhatIf
 from kubesched.live.metrics import SchedulerMetrics
-from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
+from kubesched.framework.features import Features
+from kubesched.plugins.registry import default_multipoint, in_tree_registry
 from kubesched.queue.moves import QueueMove
 from kubesched.queue.scheduling_queue import SchedulingQueue
 from kubesched.explanation.attempt import Attempt
@@ -95,6 +96,9 @@ class LiveOptions:
     explain_max_attempts: int = DEFAULT_MAX_ATTEMPTS  # attempts kept in all (oldest dropped)
     result_annotations: bool = False  # write kube-scheduler-simulator's result annotations
     informer_backoff: tuple[float, float, float] = (0.4, 2.0, 30.0)
+    # the release and gates to decide as (None: the default release; a callable: asked once
+    # the scheduler is built, e.g. the API server's own release)
+    features: Features | Callable[[], Features] | None = None
 
 
 class LiveScheduler:
@@ -154,8 +158,9 @@ class LiveScheduler:
                                tie_break_by_name=options.tie_break_by_name, explain=options.explain,
                                run_binding=self.binder.submit, storage=self.storage, storage_writer=self.storage,
                                dra=self.dra, dra_writer=self.dra,
-                               extenders=[HTTPExtender(e) for e in config.extenders])
-        profiles = build_profiles(config, registry or in_tree_registry(), DEFAULT_MULTIPOINT,
+                               extenders=[HTTPExtender(e) for e in config.extenders],
+                               features=options.features() if callable(options.features) else options.features)
+        profiles = build_profiles(config, registry or in_tree_registry(), default_multipoint(self.sched.features),
                                   self.sched.new_handle)
         for name, fw in profiles.items():
             self.sched.add_profile(name, fw)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from kubesched.framework.features import Features
 from kubesched.framework.registry import PluginSpec, Registry
 from kubesched.plugins import names
 
@@ -34,11 +35,12 @@ IN_TREE: dict[str, str] = {
     names.VOLUME_BINDING: "kubesched.plugins.volumebinding.plugin:VolumeBinding",
     names.VOLUME_ZONE: "kubesched.plugins.volumezone:VolumeZone",
     names.COSCHEDULING: "kubesched.plugins.coscheduling:Coscheduling",
-    names.DYNAMIC_RESOURCES: "kubesched.plugins.dynamicresources.plugin:DynamicResources",
+    names.DYNAMIC_RESOURCES: "kubesched.plugins.dynamicresources.scoring:new",
 }
 
-# The default profile's multiPoint plugins, in upstream's order, with weights.
-DEFAULT_MULTIPOINT: list[tuple[str, int | None]] = [
+# The default profile's multiPoint plugins, in upstream's order, with weights
+# (getDefaultPlugins); applyFeatureGates below adds what a release's gates add.
+_BASE_MULTIPOINT: list[tuple[str, int | None]] = [
     (names.SCHEDULING_GATES, None),
     (names.PRIORITY_SORT, None),
     (names.NODE_UNSCHEDULABLE, None),
@@ -53,12 +55,27 @@ DEFAULT_MULTIPOINT: list[tuple[str, int | None]] = [
     (names.VOLUME_ZONE, None),
     (names.POD_TOPOLOGY_SPREAD, 2),
     (names.INTER_POD_AFFINITY, 2),
-    (names.DYNAMIC_RESOURCES, None),
     (names.DEFAULT_PREEMPTION, None),
     (names.NODE_RESOURCES_BALANCED_ALLOCATION, 1),
     (names.IMAGE_LOCALITY, 1),
     (names.DEFAULT_BINDER, None),
 ]
+
+
+def default_multipoint(fts: Features) -> list[tuple[str, int | None]]:
+    """The default profile of ``fts``'s release (upstream ``getDefaultPlugins`` +
+    ``applyFeatureGates``): with DynamicResourceAllocation, DynamicResources goes before
+    DefaultPreemption (deallocating an idle claim beats evicting a pod), weighted 2 once the
+    plugin scores (DynamicResourcesScore)."""
+    out = list(_BASE_MULTIPOINT)
+    if fts.enabled("DynamicResourceAllocation"):
+        at = out.index((names.DEFAULT_PREEMPTION, None))
+        out.insert(at, (names.DYNAMIC_RESOURCES, 2 if fts.has("DynamicResourcesScore") else None))
+    return out
+
+
+# v1.34's default profile (what callers that choose no release have always been given).
+DEFAULT_MULTIPOINT: list[tuple[str, int | None]] = default_multipoint(Features.for_version("1.34"))
 
 
 class _Lazy:

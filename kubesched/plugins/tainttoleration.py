@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from kubesched.api.objects import Node, Pod, Taint, Toleration
+from kubesched.framework.features import features_of
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.events import (
     ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource,
@@ -60,6 +61,10 @@ def find_untolerated_taint(taints: Sequence[Taint], tolerations: Sequence[Tolera
     return None
 
 
+# The Filter reason from the release with TaintTolerationGenericReason on: one for every node.
+GENERIC_REASON = unresolvable("node(s) had untolerated taint(s)")
+
+
 def _reject(taint: Taint) -> Status:
     return unresolvable(f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}")
 
@@ -78,6 +83,7 @@ class TaintToleration:
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         self.handle = handle
+        self.generic_reason = features_of(handle).has("TaintTolerationGenericReason")
 
     def signature(self, pod: Pod) -> Hashable:
         """Pods with the same tolerations get the same results on a node (NodeLocalPlugin)."""
@@ -88,7 +94,9 @@ class TaintToleration:
         node = node_info.node
         taints = node.taints if node is not None else ()
         taint = find_untolerated_taint(taints, pod.tolerations)
-        return SUCCESS if taint is None else _reject(taint)
+        if taint is None:
+            return SUCCESS
+        return GENERIC_REASON if self.generic_reason else _reject(taint)
 
     def filter_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> np.ndarray:
         ids, sets = table.taints()

@@ -12,6 +12,7 @@ from kubesched.cache.snapshot import Snapshot
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.dra import DraLister, DraWriter
 from kubesched.framework.extender import Extender
+from kubesched.framework.features import Features
 from kubesched.framework.interface import ClusterObjects, ClusterSink
 from kubesched.framework.runtime.waiting import WaitingPod
 from kubesched.framework.storage import StorageLister, StorageWriter
@@ -43,6 +44,11 @@ class ProfileHandle:
     @property
     def sink(self) -> ClusterSink:
         return self._sched.sink
+
+    @property
+    def features(self) -> Features:
+        """The release and feature gates the plugins decide as (upstream ``feature.Features``)."""
+        return self._sched.features
 
     @property
     def rng(self) -> random.Random:

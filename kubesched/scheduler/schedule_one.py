@@ -293,7 +293,11 @@ class SchedulingCycle(BindingCycle):
 
     def select_host(self, best_rows: np.ndarray) -> str:
         """Among equal top scores (NodeTable rows): the lowest name, or a seeded uniform
-        choice (upstream's reservoir sampling picks each tied node with equal probability)."""
+        choice. Upstream picks each tied node with equal probability in every release: by
+        reservoir sampling up to v1.34, by the largest of a random number drawn per node from
+        v1.35 (schedule_one.go's Randomizer). Go's random stream cannot be reproduced, so
+        one seeded uniform draw stands for both (the same distribution, at the cost of one
+        draw instead of one per node)."""
         names: list[str] = self.snapshot.table.names
         if self.tie_break_by_name:
             return min(names[i] for i in best_rows.tolist())  # type: ignore[no-any-return]

@@ -14,6 +14,7 @@ from kubesched.cache.cache import Cache
 from kubesched.cache.snapshot import Snapshot
 from kubesched.framework.dra import DraLister, DraWriter, NoDra
 from kubesched.framework.extender import Extender
+from kubesched.framework.features import Features
 from kubesched.framework.interface import ClusterObjects, ClusterSink
 from kubesched.framework.runtime.framework import Framework
 from kubesched.framework.runtime.waiting import WaitingPods
@@ -30,8 +31,9 @@ class Scheduler(SchedulingCycle):
                  run_binding: Callable[[Callable[[], None]], None] | None = None,
                  storage: StorageLister | None = None, storage_writer: StorageWriter | None = None,
                  dra: DraLister | None = None, dra_writer: DraWriter | None = None,
-                 extenders: Sequence[Extender] = ()) -> None:
-        """``run_binding``: how a binding cycle is run. None (the simulator) runs it at once,
+                 extenders: Sequence[Extender] = (), features: Features | None = None) -> None:
+        """``features``: the release and feature gates to decide as (default: the default
+        release's, :meth:`Features.for_version`). ``run_binding``: how a binding cycle is run. None (the simulator) runs it at once,
         inside ``schedule_one``; a live scheduler passes an executor's submit so binding
         (API calls) overlaps the next scheduling cycle. Cache and queue updates then happen
         under ``lock``, which the live runner also holds for each scheduling cycle and for
@@ -64,6 +66,7 @@ class Scheduler(SchedulingCycle):
         self.dra_writer: DraWriter = dra_writer if dra_writer is not None else no_dra
         # configured HTTP extenders (kubesched.framework.extender), called after Filter
         self.extenders: tuple[Extender, ...] = tuple(extenders)
+        self.features = features if features is not None else Features.for_version()
 
     def new_handle(self) -> ProfileHandle:
         return ProfileHandle(self)

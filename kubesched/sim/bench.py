@@ -46,6 +46,7 @@ from kubesched.api.volumes import Volume
 from kubesched.api.workloads import Workload as WorkloadObject
 from kubesched.cluster.inprocess import ClusterChange
 from kubesched.config import load_config
+from kubesched.framework.features import Features
 from kubesched.config.types import API_VERSION, KIND
 from kubesched.plugins.registry import in_tree_registry
 from kubesched.scheduler.scheduler import Scheduler
@@ -79,6 +80,11 @@ class BenchSpec:
     seed: int = 0
     scenario: str = ""  # a manifest file (kubesched.sim.scenario) instead of a workload
     fast_init: bool = False  # init pods bound directly, without the loop (kubesched.sim.fastinit)
+    kubernetes_version: str = ""  # the release to decide as ("": the default release)
+    feature_gates: str = ""  # --feature-gates overrides
+
+    def features(self) -> Features:
+        return Features.for_version(self.kubernetes_version or None, self.feature_gates or None)
 
     @property
     def params(self) -> dict[str, int]:
@@ -315,7 +321,7 @@ class Bench:
             for op in self.workload.ops if isinstance(op, CreateAny) for t in op.templates]
         dra = dra_objects(nodes, self.workload) if self.workload.devices_per_node else []
         self.sim = Simulation(Manifest(nodes=nodes, workloads=objects, dra=dra), config, seed=spec.seed,
-                              explain=False)
+                              explain=False, features=spec.features())
         for op in self.workload.ops:
             if isinstance(op, CreateNodes):
                 self.sim.storage.load(build_csi_nodes(op, nodes))

@@ -43,6 +43,7 @@ from kubesched.api.errors import KubeschedError
 from kubesched.api.objects import Pod
 from kubesched.config import load_config
 from kubesched.framework.errors import ProfileError
+from kubesched.framework.features import Features
 from kubesched.plugins.registry import in_tree_registry
 from kubesched.explanation.attempt import Attempt
 from kubesched.sim.loading import LoadOptions
@@ -170,19 +171,24 @@ def spread(sim: Simulation) -> dict[str, Any]:
 
 def compare(files: list[str], configs: list[Candidate], *, seed: int = 0, tie_break: str = "random",
             on_attempt: Callable[[int, Attempt], None] | None = None,
-            load: LoadOptions = LoadOptions()) -> dict[str, Any]:
+            load: LoadOptions = LoadOptions(), kubernetes_version: str | None = None,
+            feature_gates: str = "") -> dict[str, Any]:
     """Run every configuration on a fresh copy of ``files``; the JSON document of the comparison.
-    ``on_attempt(i, attempt)``: called after each attempt of configuration ``i``."""
+    ``on_attempt(i, attempt)``: called after each attempt of configuration ``i``.
+    ``kubernetes_version``/``feature_gates``: the release to decide as (default: the one the
+    manifests recorded, else the default release) and gate overrides."""
     registry = in_tree_registry()
     runs: list[dict[str, Any]] = []
     places: list[dict[str, str]] = []
     order: list[str] = []  # every pod pending under some configuration, first seen first
     places_seen: set[str] = set()
+    fts: Features | None = None
     for i, cand in enumerate(configs):
         config = load_config(cand.config, registry)
         manifest = load_manifests(files, load)
+        fts = Features.for_version(kubernetes_version or manifest.kubernetes_version, feature_gates or None)
         try:
-            sim = Simulation(manifest, config, seed=seed, tie_break=tie_break)
+            sim = Simulation(manifest, config, seed=seed, tie_break=tie_break, features=fts)
         except ProfileError as exc:
             raise KubeschedError(f"{cand.config}: {exc}") from exc
         pending = [o.pod for o in sim.results()]
@@ -199,5 +205,6 @@ def compare(files: list[str], configs: list[Candidate], *, seed: int = 0, tie_br
         row = {c.name: pl.get(key, "Ignored") for c, pl in zip(configs, places)}
         if len(set(row.values())) > 1:
             different.append({"pod": key, "placements": row})
-    return {"seed": seed, "tieBreak": tie_break, "cluster": files, "pendingPods": len(order),
+    return {"seed": seed, "tieBreak": tie_break, "kubernetesVersion": fts.version if fts else None,
+            "cluster": files, "pendingPods": len(order),
             "configurations": runs, "diff": {"same": len(order) - len(different), "different": different}}

@@ -31,7 +31,8 @@ from kubesched.scheduler.eventhandlers import EventHandlers
 from kubesched.framework.events import ActionType, Resource
 from kubesched.framework.interface import QueuedPodInfo
 from kubesched.plugins.preemption.pdb import disruptions_allowed
-from kubesched.plugins.registry import DEFAULT_MULTIPOINT, in_tree_registry
+from kubesched.framework.features import Features
+from kubesched.plugins.registry import default_multipoint, in_tree_registry
 from kubesched.queue.scheduling_queue import SchedulingQueue
 from kubesched.explanation.attempt import Attempt
 from kubesched.scheduler.scheduler import Scheduler
@@ -77,7 +78,10 @@ class PodOutcome:
 
 class Simulation:
     def __init__(self, manifest: Any, config: SchedulerConfig, seed: int = 0,
-                 tie_break: str = "random", explain: bool = False, timeline: bool = False) -> None:
+                 tie_break: str = "random", explain: bool = False, timeline: bool = False,
+                 features: Features | None = None) -> None:
+        """``features``: the Kubernetes release and feature gates to decide as (default: the
+        release ``manifest`` recorded, else the default release)."""
         self.clock = VirtualClock()
         self.timeline = Timeline(enabled=timeline)
         self.generation = 0  # bumped by every cluster change
@@ -116,9 +120,12 @@ class Simulation:
                                random.Random(seed), tie_break_by_name=tie_break == "name",
                                explain=explain, storage=self.storage, storage_writer=self.storage,
                                dra=self.dra, dra_writer=self.dra,
-                               extenders=[HTTPExtender(e) for e in config.extenders])
+                               extenders=[HTTPExtender(e) for e in config.extenders],
+                               features=features or Features.for_version(getattr(manifest, "kubernetes_version", None)))
+        self.features = self.sched.features
         self.explain = explain
-        profiles = build_profiles(config, in_tree_registry(), DEFAULT_MULTIPOINT, self.sched.new_handle)
+        profiles = build_profiles(config, in_tree_registry(), default_multipoint(self.features),
+                                  self.sched.new_handle)
         for name, fw in profiles.items():
             self.sched.add_profile(name, fw)
         self.queue = SchedulingQueue.for_profiles(

@@ -61,7 +61,8 @@ class ScenarioBench(Bench):
         config = load_config({"apiVersion": API_VERSION, "kind": KIND,
                               "percentageOfNodesToScore": spec.percentage_of_nodes_to_score},
                              in_tree_registry())
-        self.sim = Simulation(dataclasses.replace(manifest, pods=placed), config, seed=spec.seed, explain=False)
+        self.sim = Simulation(dataclasses.replace(manifest, pods=placed), config, seed=spec.seed, explain=False,
+                              features=spec.features())
         self.algo = _AlgorithmTimer(self.sim.sched, timer)
         self._measured: set[str] = set()
         self._bound = 0

@@ -24,6 +24,10 @@ on any other kind is a warning, and the snapshot goes on without that kind (the 
 printed and written into the output's header comment). A kind the server does not serve
 (404: DRA off, no PodGroup CRD) is left out silently (listed as "not served").
 
+The cluster's ``/version`` is recorded too, as a ``kubesched.io/v1`` ``ServerVersion``
+document first (``00-version.yaml`` with ``-o DIR``): simulate, explain, compare and capacity
+then decide as that Kubernetes release unless ``--kubernetes-version`` says otherwise.
+
 Objects are written kind by kind in the order of :data:`ORDER` (pods last), each kind sorted
 by namespace and name, pods by creationTimestamp first (their arrival order, which breaks
 queue ties in simulate). ``-o FILE`` writes one multi-document YAML file; ``-o DIR`` one file
@@ -42,6 +46,7 @@ import yaml
 
 from kubesched.api.documents import documents
 from kubesched.api.errors import DecodeError, KubeschedError
+from kubesched.api.kubeversion import server_version_document
 from kubesched.cluster.kube import ApiStatusError, KubeClient, KubeClientError, TransportError, call_with_retries
 from kubesched.cluster.kube.resources import SCHEDULER_RESOURCES, ApiResource
 
@@ -60,6 +65,7 @@ ORDER = ("Namespace", "PriorityClass", "Node", "StorageClass", "CSIDriver", "CSI
 RESOURCES: dict[str, ApiResource] = {r.kind: r for r in SCHEDULER_RESOURCES}
 assert set(RESOURCES) == set(ORDER), "a scheduler resource without a place in the snapshot order"
 
+VERSION_FILE = "00-version.yaml"  # -o DIR: the cluster's /version, read first
 Progress = Callable[[str, int, int], None]  # (kind, kinds done, kinds in all)
 
 
@@ -71,6 +77,7 @@ class Snapshot:
     not_served: list[str] = field(default_factory=list)
     finished_pods: int = 0  # left out (or kept, with keep_finished)
     left_out: Counter[str] = field(default_factory=Counter)  # dump kinds not needed, by kind
+    server_version: dict[str, Any] | None = None  # the cluster's /version (simulate decides as that release)
 
     def counts(self) -> dict[str, int]:
         return {k: len(self.objects[k]) for k in ORDER if self.objects.get(k)}
@@ -78,6 +85,8 @@ class Snapshot:
     def header(self) -> str:
         lines = [f"kubesched snapshot of {self.source}",
                  "objects: " + (", ".join(f"{n} {k}" for k, n in self.counts().items()) or "none")]
+        if self.server_version:
+            lines.append(f"Kubernetes version: {self.server_version.get('gitVersion') or self.server_version.get('minor')}")
         if self.finished_pods:
             lines.append(f"finished pods: {self.finished_pods}")
         if self.left_out:
@@ -177,9 +186,23 @@ def take(client: KubeClient, *, keep_finished: bool = False, progress: Progress 
             raise KubeschedError(f"snapshot: listing {res.plural} at {client.host}: {exc}") from exc
         _add(snap, kind, raws, keep_finished)
         snap.objects[kind] = _sort(kind, snap.objects[kind])
+    snap.server_version = _server_version(client, snap)
     if progress is not None:
         progress("", len(ORDER), len(ORDER))
     return snap
+
+
+def _server_version(client: KubeClient, snap: Snapshot) -> dict[str, Any] | None:
+    """The server's ``/version`` (a warning, and none recorded, when it cannot be read)."""
+    try:
+        body = call_with_retries(lambda: client.request("GET", "/version", timeout=30.0), attempts=3)
+    except (TransportError, KubeClientError) as exc:
+        snap.warnings.append(f"/version: {exc}; the cluster's Kubernetes version is not recorded")
+        return None
+    if not isinstance(body, dict) or not (body.get("gitVersion") or body.get("minor")):
+        snap.warnings.append("/version: no gitVersion; the cluster's Kubernetes version is not recorded")
+        return None
+    return {k: v for k, v in body.items() if isinstance(v, str)}
 
 
 # -- from a dump ----------------------------------------------------------------------------
@@ -238,7 +261,8 @@ def write(snap: Snapshot, out: str | None) -> list[Path]:
     .yml or .json is a file; anything else a directory). Returns the files written."""
     import sys
 
-    everything = [o for k in ORDER for o in snap.objects.get(k, [])]
+    version = [server_version_document(snap.server_version)] if snap.server_version else []
+    everything = version + [o for k in ORDER for o in snap.objects.get(k, [])]
     if out in (None, "-"):
         sys.stdout.write(snap.header() + _yaml(everything))
         return []
@@ -254,9 +278,13 @@ def write(snap: Snapshot, out: str | None) -> list[Path]:
         return [path]
     path.mkdir(parents=True, exist_ok=True)
     for old in path.glob("[0-9][0-9]-*.yaml"):  # an earlier snapshot's files: replaced, not mixed
-        if old.name[3:-5] in {r.plural for r in RESOURCES.values()}:
+        if old.name[3:-5] in {r.plural for r in RESOURCES.values()} | {VERSION_FILE[3:-5]}:
             old.unlink()
     written: list[Path] = []
+    if version:
+        f = path / VERSION_FILE
+        f.write_text(snap.header() + _yaml(version))
+        written.append(f)
     for i, kind in enumerate(ORDER, 1):
         objs = snap.objects.get(kind)
         if not objs:

@@ -56,6 +56,7 @@ class FakeHandle:
     storage_writer: Any = None
     dra: Any = field(default_factory=NoDra)  # a DraLister (kubesched.framework.dra)
     dra_writer: Any = None  # a DraWriter; None: the same object as ``dra``
+    features: Any = None  # a Features (kubesched.framework.features); None: the default release's
 
     def __post_init__(self) -> None:
         if self.dra_writer is None:

@@ -93,8 +93,8 @@ def test_snapshot_of_serve_round_trips_through_simulate(spawn: Callable[..., Ser
     assert res.returncode == 0, res.stderr
     assert "8 Pod" in res.stderr and "finished pods left out: 1" in res.stderr
     files = sorted(p.name for p in out.iterdir())
-    assert files == ["01-namespaces.yaml", "02-priorityclasses.yaml", "03-nodes.yaml", "15-services.yaml",
-                     "19-poddisruptionbudgets.yaml", "21-pods.yaml"]
+    assert files == ["00-version.yaml", "01-namespaces.yaml", "02-priorityclasses.yaml", "03-nodes.yaml",
+                     "15-services.yaml", "19-poddisruptionbudgets.yaml", "21-pods.yaml"]
     text = "".join((out / f).read_text() for f in files)
     assert "hunter2" not in text and "Secret" not in text and "ConfigMap" not in text
     assert "managedFields" not in text and "resourceVersion" not in text
@@ -135,3 +135,34 @@ def test_snapshot_of_an_unreachable_server_is_one_clear_line(spawn: Callable[...
                          cwd=REPO, capture_output=True, text=True, timeout=120)
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert res.stderr.startswith(f"kubesched: error: snapshot: cannot reach the API server at {server.url}")
+
+
+def test_snapshot_of_a_v1_35_serve_is_simulated_as_v1_35(spawn: Callable[..., Server], tmp_path: Path) -> None:
+    """serve --kubernetes-version 1.35 reports v1.35.4 at /version; its snapshot records that,
+    and simulate without a version flag (the suite's default release is 1.34) decides as
+    v1.35: the tainted node's reason is v1.35's ``node(s) had untolerated taint(s)``
+    (upstream v1.35 taint_toleration.go), and DynamicResources scores (weight 2)."""
+    server = spawn("--kubernetes-version", "1.35", "--no-scheduler", "--no-node-agent", "--no-node-lifecycle",
+                   "--no-controllers")
+    assert server.request("GET", "/version")[1]["gitVersion"].startswith("v1.35.4")
+    res = {"cpu": "4", "memory": "8Gi", "pods": "110"}
+    docs = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "clean"}, "status": {"allocatable": res}},
+            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "tainted"},
+             "spec": {"taints": [{"key": "gpu", "value": "yes", "effect": "NoSchedule"}]},
+             "status": {"allocatable": res}},
+            {**pod(1), "metadata": {"name": "p", "namespace": "default"}}]
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all(docs))
+    server.kubectl("apply", "-f", str(tmp_path / "cluster.yaml"))
+    out = tmp_path / "snap"
+    done = snapshot(server, "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert (out / "00-version.yaml").exists()
+    sim = subprocess.run([sys.executable, "-m", "kubesched.cli.main", "simulate", "-f", str(out), "-o", "json",
+                          "--explain", "--single-pass", "--tie-break", "name"],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert sim.returncode == 0, sim.stderr
+    doc = json.loads(sim.stdout)
+    assert doc["kubernetesVersion"] == "1.35"
+    attempt = doc["pods"][0]["attempts"][0]
+    assert attempt["filter"]["tainted"]["reasons"] == ["node(s) had untolerated taint(s)"]
+    assert attempt["scores"]["clean"]["DynamicResources"] == 0

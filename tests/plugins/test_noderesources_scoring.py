@@ -27,7 +27,7 @@ from kubesched.plugins.noderesources.args import (
 )
 from kubesched.plugins.noderesources.balanced_allocation import BalancedAllocation
 from kubesched.plugins.noderesources.fit import Fit
-from kubesched.plugins.noderesources.requested_to_capacity_ratio import broken_linear, broken_linear_array
+from kubesched.plugins.helper.shape import broken_linear, broken_linear_array
 from kubesched.testing.handle import FakeHandle, handle_for
 from kubesched.testing.harness import filter_all, score_all
 

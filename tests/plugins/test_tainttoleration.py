@@ -16,6 +16,7 @@ import pytest
 from kubesched.api.objects import Node, Pod
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import QueueingHint
+from kubesched.framework.features import Features
 from kubesched.framework.status import Code
 from kubesched.plugins.tainttoleration import TaintToleration
 from kubesched.testing.handle import handle_for
@@ -108,6 +109,22 @@ def test_filter(p: Pod, taints: list[T], want: str | None) -> None:
     else:
         assert (st.code, st.reasons) == (Code.UnschedulableAndUnresolvable, (want,))
         assert ok.tolist() == [False]
+
+
+@pytest.mark.parametrize("p,taints,want", FILTER_CASES)
+@pytest.mark.parametrize("version", ["1.35", "1.36", "1.37"])
+def test_filter_reason_from_v1_35(p: Pod, taints: list[T], want: str | None, version: str) -> None:
+    """v1.35's taint_toleration.go Filter returns one reason for every rejected node,
+    ``node(s) had untolerated taint(s)`` (its TestTaintTolerationFilter table expects it for
+    each rejecting case); which nodes pass is unchanged."""
+    handle = handle_for([], [node("nodeA", taints)])
+    handle.features = Features.for_version(version)
+    pl = TaintToleration(None, handle)
+    st = pl.filter(CycleState(), p, handle.snapshot.node_infos[0])
+    if want is None:
+        assert st.success
+    else:
+        assert (st.code, st.reasons) == (Code.UnschedulableAndUnresolvable, ("node(s) had untolerated taint(s)",))
 
 
 def test_pre_score_does_not_skip() -> None:

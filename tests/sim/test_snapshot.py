@@ -111,6 +111,8 @@ class FakeClient:
         self.refuse = refuse
 
     def request(self, method: str, path: str, **_: Any) -> Any:
+        if path == "/version":
+            return {"major": "1", "minor": "35", "gitVersion": "v1.35.2", "platform": "linux/amd64"}
         plural = path.rsplit("/", 1)[1]
         if plural in self.refuse:
             code = self.refuse[plural]
@@ -128,6 +130,7 @@ def test_forbidden_kinds_warn_unserved_kinds_are_left_out_nodes_and_pods_are_req
     assert snap.warnings == ["PodDisruptionBudget: forbidden (poddisruptionbudgets is 403); left out of the snapshot"]
     assert snap.not_served == ["DeviceClass", "ResourceSlice", "ResourceClaimTemplate", "ResourceClaim", "PodGroup"]
     assert seen == list(snapshot.ORDER) + [""]
+    assert snap.server_version == {"major": "1", "minor": "35", "gitVersion": "v1.35.2", "platform": "linux/amd64"}
     for plural in ("nodes", "pods"):
         with pytest.raises(KubeschedError, match=f"snapshot: listing {plural} at https://cluster.example: 403"):
             snapshot.take(FakeClient({}, {plural: 403}))  # type: ignore[arg-type]
@@ -139,3 +142,24 @@ def test_json_file_output_is_a_list_simulate_reads(tmp_path: Path) -> None:
     snapshot.write(snap, str(out))
     m = load_manifests([str(out)])
     assert [(p.name, p.node_name) for p in m.pods] == [("a", "n1"), ("b", "")]
+
+
+def test_recorded_server_version_chooses_the_release(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A snapshot records the cluster's /version as a ServerVersion document; load_manifests
+    reads it back and simulate decides as that release unless --kubernetes-version says
+    otherwise. A release kubesched does not support is an error naming the file."""
+    snap = snapshot.from_dump([str(dump(tmp_path, [NODE, pod("a", node="")]))])
+    snap.server_version = {"major": "1", "minor": "35", "gitVersion": "v1.35.4"}
+    out = tmp_path / "snap"
+    snapshot.write(snap, str(out))
+    assert (out / "00-version.yaml").read_text().startswith("# kubesched snapshot")
+    assert load_manifests([str(out)]).kubernetes_version == "1.35"
+    assert main(["simulate", "-f", str(out), "-o", "json"]) == 0
+    assert '"kubernetesVersion": "1.35"' in capsys.readouterr().out
+    assert main(["simulate", "-f", str(out), "-o", "json", "--kubernetes-version", "1.36"]) == 0
+    assert '"kubernetesVersion": "1.36"' in capsys.readouterr().out
+    snap.server_version = {"major": "1", "minor": "31", "gitVersion": "v1.31.0"}
+    snapshot.write(snap, str(out))
+    assert main(["simulate", "-f", str(out)]) == 2
+    assert capsys.readouterr().err == (f"kubesched: error: {out / '00-version.yaml'}: ServerVersion: Kubernetes 1.31 "
+                                       "is not supported; supported: 1.34, 1.35, 1.36, 1.37\n")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from kubesched.api.objects import Node, Pod
 from kubesched.api.storage import (
     ANN_BIND_COMPLETED, ANN_SELECTED_NODE, BINDING_WAIT, NO_PROVISIONER, PersistentVolume, PersistentVolumeClaim,
-    StorageClass,
+    CSIStorageCapacity, StorageClass,
 )
 from kubesched.api.storagehelpers import (
     bind_volume_to_claim, check_node_affinity, find_matching_volume, volume_is_for_pod,
@@ -49,6 +49,9 @@ class PodVolumes:
 
     static_bindings: list[tuple[PersistentVolume, PersistentVolumeClaim]] = field(default_factory=list)
     dynamic_provisions: list[PersistentVolumeClaim] = field(default_factory=list)
+    # per claim key to provision: the CSIStorageCapacity that holds it (upstream
+    # DynamicProvision.NodeCapacity; absent when the driver does not track capacity)
+    node_capacity: dict[str, CSIStorageCapacity] = field(default_factory=dict)
 
 
 def is_fully_bound(pvc: PersistentVolumeClaim) -> bool:
@@ -119,7 +122,8 @@ class VolumeBinder:
                 unbound_ok, volumes.static_bindings, rest = self._find_matching(claims, to_match, node)
                 to_provision.extend(rest)
             if to_provision:
-                unbound_ok, space_ok, volumes.dynamic_provisions = self._check_provisions(to_provision, node)
+                unbound_ok, space_ok, volumes.dynamic_provisions = self._check_provisions(
+                    to_provision, node, volumes.node_capacity)
         return volumes, _reasons(bound_ok, unbound_ok, space_ok, pv_found)
 
     def _check_bound_claims(self, claims: list[PersistentVolumeClaim], node: Node) -> tuple[bool, bool]:
@@ -150,6 +154,7 @@ class VolumeBinder:
         return found, bindings, unbound
 
     def _check_provisions(self, to_provision: list[PersistentVolumeClaim], node: Node,
+                          capacities: dict[str, CSIStorageCapacity],
                           ) -> tuple[bool, bool, list[PersistentVolumeClaim]]:
         out = []
         for pvc in to_provision:
@@ -163,19 +168,24 @@ class VolumeBinder:
                 return False, True, []
             if sc.allowed_topologies and not any(t.matches(node.labels) for t in sc.allowed_topologies):
                 return False, True, []
-            if not self._has_enough_capacity(pvc, sc, node):
+            enough, capacity = self._has_enough_capacity(pvc, sc, node)
+            if not enough:
                 return True, False, []
+            if capacity is not None:
+                capacities[pvc.key] = capacity
             out.append(pvc)
         return True, True, out
 
-    def _has_enough_capacity(self, pvc: PersistentVolumeClaim, sc: StorageClass, node: Node) -> bool:
+    def _has_enough_capacity(self, pvc: PersistentVolumeClaim, sc: StorageClass, node: Node,
+                             ) -> tuple[bool, CSIStorageCapacity | None]:
         """``hasEnoughCapacity``: only for CSI drivers with ``storageCapacity: true``; some
-        CSIStorageCapacity of the class, visible from the node, must hold the request."""
+        CSIStorageCapacity of the class, visible from the node, must hold the request (the
+        first that does is returned, for VolumeBinding's capacity score)."""
         if pvc.request is None:
-            return True
+            return True, None
         driver = self.lister.csi_driver(sc.provisioner)
         if driver is None or not driver.storage_capacity:
-            return True
+            return True, None
         size = pvc.request.value()
         for cap in self.lister.csi_storage_capacities():
             if cap.storage_class_name != sc.name:
@@ -184,8 +194,8 @@ class VolumeBinder:
             if limit is None or limit.value() < size:
                 continue
             if cap.node_topology is not None and cap.node_topology.matches(node.labels):
-                return True
-        return False
+                return True, cap
+        return False, None
 
     # -- Reserve / Unreserve -------------------------------------------------------------
     def assume(self, pod: Pod, node_name: str, volumes: PodVolumes) -> bool:

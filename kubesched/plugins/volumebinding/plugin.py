@@ -5,13 +5,13 @@ PreFilter rejects pods whose claims are missing, lost, being deleted, or unbound
 Immediate binding ("pod has unbound immediate PersistentVolumeClaims"), and skips pods
 without claims. Filter asks the binder what the claims need on each node; Reserve assumes
 the chosen node's bindings, PreBind writes them and waits for the PV controller
-(``bindTimeoutSeconds``), Unreserve reverts. Score exists (upstream registers it) but, as
-in v1.34's default feature gates (StorageCapacityScoring off), PreScore always skips it.
+(``bindTimeoutSeconds``), Unreserve reverts. Score is the capacity score of
+:mod:`.scoring`, behind StorageCapacityScoring (off before v1.37: PreScore skips).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,10 @@ from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
 from kubesched.plugins.volumebinding.assumecache import AssumeCache
 from kubesched.plugins.volumebinding.binder import BinderError, PodVolumeClaims, PodVolumes, VolumeBinder
+from kubesched.plugins.volumebinding.scoring import CAPACITY_SCORING_SHAPE, scaled
+from kubesched.plugins.volumebinding.scoring import capacity_score
+from kubesched.plugins.helper.shape import Shape
+from kubesched.framework.features import features_of
 
 DEFAULT_BIND_TIMEOUT_SECONDS = 600
 DEFAULT_SHAPE: tuple[tuple[int, int], ...] = ((0, 0), (100, 10))  # (utilization, score) points
@@ -38,10 +42,11 @@ UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 @dataclass(frozen=True, slots=True)
 class VolumeBindingArgs:
     """``VolumeBindingArgs`` (kubescheduler.config.k8s.io/v1): bindTimeoutSeconds (default
-    600) and the scoring ``shape`` (kept and validated; scoring is off by default in v1.34)."""
+    600) and the scoring ``shape`` (used with StorageCapacityScoring, on from v1.37)."""
 
     bind_timeout_seconds: int = DEFAULT_BIND_TIMEOUT_SECONDS
     shape: tuple[tuple[int, int], ...] = DEFAULT_SHAPE
+    shape_set: bool = False  # shape given in the configuration (else the release's default)
 
 
 @dataclass(slots=True)
@@ -67,6 +72,10 @@ class VolumeBinding:
         lister = getattr(handle, "storage", None) if handle is not None else None
         self.lister: StorageLister = lister if lister is not None else NoStorage()
         self.binder = VolumeBinder(self.lister, AssumeCache(self.lister), float(self.args.bind_timeout_seconds))
+        # the capacity score (StorageCapacityScoring): None when off, as upstream's nil scorer
+        self.shape: Shape | None = None
+        if features_of(handle).enabled("StorageCapacityScoring"):
+            self.shape = scaled(self.args.shape if self.args.shape_set else CAPACITY_SCORING_SHAPE)
 
     @staticmethod
     def parse_args(raw: Any, path: str) -> VolumeBindingArgs:
@@ -102,7 +111,7 @@ class VolumeBinding:
             if not pts:
                 raise DecodeError("Required value: at least one point must be specified", field=f"{path}.shape")
             shape = tuple(pts)
-        return VolumeBindingArgs(t, shape)
+        return VolumeBindingArgs(t, shape, raw.get("shape") is not None)
 
     # -- PreFilter ---------------------------------------------------------------------
     def _pod_has_pvcs(self, pod: Pod) -> tuple[bool, str]:
@@ -175,15 +184,41 @@ class VolumeBinding:
         return np.fromiter((self.filter(state, pod, infos[i]).success for i in idx.tolist()),
                            dtype=bool, count=idx.size)
 
-    # -- Score (off: StorageCapacityScoring is disabled in v1.34's defaults) ------------
+    # -- Score (StorageCapacityScoring, :mod:`.scoring`) ------------------------------------
+    def signature(self, pod: Pod) -> Hashable | None:
+        """A pod without claims is skipped by PreFilter and scores 0 on every node
+        (NodeLocalPlugin: the framework reuses that constant); other pods are never cached."""
+        return () if not any(v.is_pvc or v.is_ephemeral for v in pod.volumes) else None
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
-        return SKIP
+        """Skip without the gate; with it, every pod is scored (upstream: ``hasStaticBindings
+        || EnableStorageCapacityScoring``, and the scorer exists only with the gate)."""
+        if self.shape is None:
+            return SKIP
+        if state.get(_KEY) is None:
+            return error(f'reading "{_KEY.name}" from cycleState: not found')
+        return SUCCESS
 
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        return 0
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
+        s = state.get(_KEY)
+        if self.shape is None or node_info.node is None:
+            return 0
+        if s is None:
+            return error(f'reading "{_KEY.name}" from cycleState: not found')
+        volumes = s.by_node.get(node_info.node.name)
+        return 0 if volumes is None else capacity_score(self.shape, volumes)
 
-    def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> np.ndarray:
-        return np.zeros(idx.size, np.int64)
+    def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> np.ndarray | Status:
+        out = np.zeros(idx.size, np.int64)
+        s = state.get(_KEY)
+        if self.shape is None or (s is not None and not s.by_node):
+            return out
+        for j, i in enumerate(idx.tolist()):
+            v = self.score(state, pod, table.infos[i])
+            if isinstance(v, Status):
+                return v
+            out[j] = v
+        return out
 
     # -- Reserve / PreBind ------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:

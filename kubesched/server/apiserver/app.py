@@ -25,6 +25,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from kubesched.api.kubeversion import default_minor
 from kubesched.server.apiserver import errors as E
 from kubesched.server.apiserver.http import discovery
 from kubesched.server.apiserver.http import health
@@ -66,6 +67,7 @@ class ApiConfig:
     # paths whose routes authorize each request themselves (the web UI's, :mod:`.authz.access`)
     self_authorized: Callable[[str], bool] | None = None
     listen_host: str = "127.0.0.1"  # the address bound: which Host headers name it (:mod:`.http.browser`)
+    kubernetes_version: str = field(default_factory=default_minor)  # the release /version reports ("1.35")
 
 
 @dataclass(slots=True)
@@ -126,7 +128,7 @@ def build_app(registry: Registry, config: ApiConfig | None = None) -> tuple[ASGI
                            issuer=TokenIssuer(clock=registry.clock, audiences=config.api_audiences))
 
     async def version(request: Request) -> Response:
-        return json_response(discovery.version_info())
+        return json_response(discovery.version_info(config.kubernetes_version))
 
     async def metrics(request: Request) -> Response:
         return Response(await run_in_threadpool(state.metrics.render), media_type=CONTENT_TYPE)

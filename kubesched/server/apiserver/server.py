@@ -39,6 +39,7 @@ from typing import Any, Protocol
 import uvicorn
 from starlette.routing import BaseRoute
 
+from kubesched.api.kubeversion import default_minor
 from kubesched.server.apiserver.app import DEFAULT_MAX_BODY, ApiConfig, build_app
 from kubesched.server.apiserver.authn.authenticator import Authn, ensure_token_file
 from kubesched.server.apiserver.authz.middleware import ALWAYS_ALLOW, RBAC
@@ -91,6 +92,7 @@ class ServeOptions:
     api_audiences: tuple[str, ...] = ()  # --api-audiences; none: the service-account issuer
     extra_routes: list[BaseRoute] = field(default_factory=list)  # more endpoints (the web UI)
     self_authorized: Callable[[str], bool] | None = None  # their paths that authorize themselves
+    kubernetes_version: str = field(default_factory=default_minor)  # the release /version reports
 
     @property
     def uses_tls(self) -> bool:
@@ -154,7 +156,8 @@ class ApiServer:
             max_readonly=opts.max_requests_inflight, max_mutating=opts.max_mutating_requests_inflight,
             max_watches=opts.max_watches, authorization_mode=opts.authorization_mode,
             api_audiences=opts.api_audiences or (ISSUER,),
-            extra_routes=opts.extra_routes, self_authorized=opts.self_authorized, listen_host=opts.host))
+            extra_routes=opts.extra_routes, self_authorized=opts.self_authorized, listen_host=opts.host,
+            kubernetes_version=opts.kubernetes_version))
         connections = (opts.max_requests_inflight + opts.max_mutating_requests_inflight + opts.max_watches
                        + IDLE_CONNECTIONS)
         protocol = with_header_timeout(opts.header_timeout)

@@ -21,6 +21,7 @@ from kubesched.api.errors import DecodeError, KubeschedError
 from kubesched.api.objects import Node, Pod
 from kubesched.config import SchedulerConfig
 from kubesched.framework.errors import ProfileError
+from kubesched.framework.features import Features
 from kubesched.sim.driver import TERMINAL_PHASES, Simulation
 
 
@@ -32,12 +33,14 @@ class RunOptions:
     seed: int = 0
     tie_break: str = "random"
     config_file: str | None = None  # named in errors about a profile that cannot be built
+    features: Features | None = None  # the release and gates (None: the manifest's recorded release)
 
 
 def wire(manifest: Manifest, opts: RunOptions, *, explain: bool = False) -> Simulation:
     """``manifest`` loaded into a wired scheduler, nothing run yet."""
     try:
-        return Simulation(manifest, opts.config, seed=opts.seed, tie_break=opts.tie_break, explain=explain)
+        return Simulation(manifest, opts.config, seed=opts.seed, tie_break=opts.tie_break, explain=explain,
+                          features=opts.features)
     except ProfileError as exc:
         raise KubeschedError(f"{opts.config_file}: {exc}" if opts.config_file else str(exc)) from exc
 

@@ -8,7 +8,8 @@ Both forms kubectl and client-go understand are served:
   and ``/apis`` when the request's Accept header asks for ``as=APIGroupDiscoveryList``:
   kubectl 1.32 asks for it first and then needs no per-version requests.
 
-``/version`` reports the Kubernetes version whose scheduler kubesched reproduces.
+``/version`` reports the Kubernetes release whose scheduler kubesched reproduces (``serve
+--kubernetes-version``; ``kubesched run`` against this server then decides as that release).
 """
 
 from __future__ import annotations
@@ -17,16 +18,17 @@ import platform
 import sys
 from typing import Any
 
+from kubesched.api import kubeversion
 from kubesched.server.apiserver.registry.resources import Resource, ResourceTable
 
-KUBE_VERSION = ("1", "34", "v1.34.1")
 AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 AGGREGATED_V2BETA1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
 
 
-def version_info() -> dict[str, str]:
-    major, minor, git = KUBE_VERSION
-    return {"major": major, "minor": minor, "gitVersion": f"{git}+kubesched", "gitCommit": "",
+def version_info(kubernetes_version: str) -> dict[str, str]:
+    """The ``/version`` document of a server of release ``kubernetes_version`` ("1.35")."""
+    v = kubeversion.version_info(kubernetes_version)
+    return {"major": v["major"], "minor": v["minor"], "gitVersion": f"{v['gitVersion']}+kubesched", "gitCommit": "",
             "gitTreeState": "clean", "buildDate": "1970-01-01T00:00:00Z",
             "goVersion": f"python{sys.version_info.major}.{sys.version_info.minor}", "compiler": "cpython",
             "platform": f"{platform.system().lower()}/{platform.machine()}"}
