@@ -48,7 +48,9 @@ def _run(text: str, cwd: Path) -> tuple[int, str]:
     assert consoleblocks.is_plain(text), f"`{text}`: a run block holds plain kubesched commands (mark the block not-run)"
     env_add, words = consoleblocks.split(text)
     assert words and words[0] == "kubesched", f"`{text}`: only kubesched commands run (mark the block not-run)"
-    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "KUBECONFIG")}
+    # as a user runs them: the suite's pinned release (tests/conftest.py) is not the user's default
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("FORCE_COLOR", "KUBECONFIG", "KUBESCHED_KUBERNETES_VERSION")}
     env.update(env_add, COLUMNS="80", NO_COLOR="1", TERM="dumb")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (env_add.get("PYTHONPATH"), str(ROOT)) if p)
     done = subprocess.run([sys.executable, "-c", _ENTRY, *words[1:]], cwd=cwd, env=env,
