@@ -1,28 +1,23 @@
-"""Definitions read from the compact tables of :mod:`.upstream_core` and
-:mod:`.upstream_groups` into the DSL (:mod:`.dsl`), so every served kind is described field
-by field from one place: ``kubectl explain`` shows real fields and ``fieldValidation=Strict``
-flags unknown ones in Services, StatefulSets, PDBs, RBAC, storage and DRA kinds alike.
+"""OpenAPI definitions derived from the declared types (:mod:`kubesched.api.types`) into the
+DSL (:mod:`.dsl`), so every served kind is described field by field from one place:
+``kubectl explain`` shows real fields and ``fieldValidation=Strict`` flags unknown ones in
+Services, StatefulSets, PDBs, RBAC, storage and DRA kinds alike.
 
-Hand-written definitions win: a table entry only fills a name that is undefined or open.
-Descriptions are short phrases made from the field names, plus a sentence of our own for
-each kind.
-
-Types: ``s`` string, ``b`` boolean, ``i32``/``i64`` integers, ``f64`` number, ``q``
-Quantity, ``t`` Time, ``mt`` MicroTime, ``x`` IntOrString, ``y`` base64 bytes, ``any``
-free-form object, ``@group:Name`` a definition, ``[]T`` a list, ``[atomic]T``/``[set]T``
-list types, ``[map=k1,k2]T`` an associative list keyed by k1, k2, ``{}T`` a map.
+Hand-written definitions win: a declared type only fills a name that is undefined or open,
+and the types marked ``OPENAPI_ELSEWHERE`` are left to the hand-written ones. Descriptions
+are short phrases made from the field names, plus a sentence of our own for each kind.
+Type notation: :mod:`kubesched.api.types.grammar`.
 """
 
 from __future__ import annotations
 
 import re
 
+from kubesched.api.types import TYPES, Message
 from kubesched.server.apiserver.typedefs.dsl import (
     ANY, BOOL, DEFS, INT32, INT64, INT_OR_STRING, MICROTIME, NUMBER, QUANTITY, STRING, TIME, Opts, T, atomic,
     define, listmap, mapof, ref,
 )
-from kubesched.server.apiserver.typedefs.upstream_core import CORE_SPECS
-from kubesched.server.apiserver.typedefs.upstream_groups import GROUP_SPECS
 
 PREFIX = {"core": "io.k8s.api.core.v1.", "apps": "io.k8s.api.apps.v1.", "batch": "io.k8s.api.batch.v1.",
           "policy": "io.k8s.api.policy.v1.", "rbac": "io.k8s.api.rbac.v1.", "storage": "io.k8s.api.storage.v1.",
@@ -89,25 +84,21 @@ def parse_type(spec: str) -> T:
     return SCALARS[spec]
 
 
-def _register(short: str, spec: str) -> None:
-    name = _full(short)
+def _register(m: Message) -> None:
+    name = PREFIX[m.group] + m.name
     if name in DEFS and not DEFS[name].open:
         return
-    fields: dict[str, T] = {}
-    required: list[str] = []
-    for entry in spec.split(";"):
-        field, typ = entry.split()
-        if field.endswith("!"):
-            field = field[:-1]
-            required.append(field)
-        fields[field] = parse_type(typ)(phrase(field))
-    group, kind = short.split(":")
+    members = [f for f in m.fields if not f.embedded]  # an embedded struct's members are listed in m
+    fields = {f.json: parse_type(f.type)(phrase(f.json)) for f in members}
+    required = tuple(f.json for f in members if f.required)
+    short = f"{m.group}:{m.name}"
     top = short in KINDS
-    desc = KINDS.get(short) or phrase(kind)
-    gvk = (GROUP[group], "v1", kind) if top else None
-    define(name, desc, Opts(tuple(required), gvk=gvk), **fields)
+    desc = KINDS.get(short) or phrase(m.name)
+    gvk = (GROUP[m.group], "v1", m.name) if top else None
+    define(name, desc, Opts(required, gvk=gvk), **fields)
 
 
 def load() -> None:
-    for short, spec in {**CORE_SPECS, **GROUP_SPECS}.items():
-        _register(short, spec)
+    for m in TYPES.values():
+        if not m.openapi_elsewhere:
+            _register(m)
