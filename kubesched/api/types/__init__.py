@@ -39,9 +39,9 @@ def _load() -> dict[tuple[str, str], Message]:
     out: dict[tuple[str, str], Message] = {}
     for group, (_, modules) in GROUPS.items():
         for module in modules:
-            elsewhere: frozenset[str] = module.OPENAPI_ELSEWHERE
+            protobuf_only: frozenset[str] = module.PROTOBUF_ONLY
             for name, spec in module.MESSAGES.items():
-                out[(group, name)] = parse_message(group, name, spec, name in elsewhere)
+                out[(group, name)] = parse_message(group, name, spec, name in protobuf_only)
     return out
 
 

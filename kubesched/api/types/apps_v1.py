@@ -4,9 +4,6 @@ Every field with its JSON name and type, whether it is required, its protobuf fi
 and Go flags (the notation: :mod:`kubesched.api.types.grammar`).
 
 Facts of ``k8s.io/api`` v0.34 (types.go, generated.proto).
-
-``OPENAPI_ELSEWHERE``: the messages whose OpenAPI definitions (with descriptions) are still
-written by hand in the API server's ``typedefs``; only their protobuf facts are read from here.
 """
 
 from __future__ import annotations
@@ -53,18 +50,20 @@ MESSAGES: dict[str, str] = {
     "DaemonSetCondition": "type! s; status! s; lastTransitionTime t; reason s; message s",
     "RollingUpdateStatefulSetStrategy": "partition i32; maxUnavailable x",
     "RollingUpdateDaemonSet": "maxUnavailable x 1p; maxSurge x 2p",
-    "Deployment": "metadata @meta:ObjectMeta 1; spec @apps:DeploymentSpec 2; status @apps:DeploymentStatus 3",
+    "Deployment": (
+        "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @apps:DeploymentSpec 2; "
+        "status @apps:DeploymentStatus 3"),
     "DeploymentSpec": (
         "replicas i32 1p; selector! @meta:LabelSelector 2; template! @core:PodTemplateSpec 3; "
         "strategy @apps:DeploymentStrategy 4; minReadySeconds i32 5; revisionHistoryLimit i32 6p; paused b 7; "
         "progressDeadlineSeconds i32 9p"),
     "DeploymentStrategy": "type s 1; rollingUpdate @apps:RollingUpdateDeployment 2",
     "RollingUpdateDeployment": "maxUnavailable x 1p; maxSurge x 2p",
-    "ReplicaSet": "metadata @meta:ObjectMeta 1; spec @apps:ReplicaSetSpec 2; status @apps:ReplicaSetStatus 3",
+    "ReplicaSet": (
+        "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @apps:ReplicaSetSpec 2; "
+        "status @apps:ReplicaSetStatus 3"),
     "ReplicaSetSpec": (
         "replicas i32 1p; minReadySeconds i32 4; selector! @meta:LabelSelector 2; template @core:PodTemplateSpec 3"),
 }
 
-OPENAPI_ELSEWHERE: frozenset[str] = frozenset({
-    "Deployment", "DeploymentSpec", "DeploymentStrategy", "ReplicaSet", "ReplicaSetSpec", "RollingUpdateDeployment",
-})
+PROTOBUF_ONLY: frozenset[str] = frozenset()

@@ -5,8 +5,8 @@ and Go flags (the notation: :mod:`kubesched.api.types.grammar`).
 
 Facts of ``k8s.io/api`` v0.34 (types.go, generated.proto).
 
-``OPENAPI_ELSEWHERE``: the messages whose OpenAPI definitions (with descriptions) are still
-written by hand in the API server's ``typedefs``; only their protobuf facts are read from here.
+``PROTOBUF_ONLY``: messages the API server reads or writes in protobuf but serves no
+OpenAPI definition of (subresources, reviews, options).
 """
 
 from __future__ import annotations
@@ -20,6 +20,6 @@ MESSAGES: dict[str, str] = {
     "BoundObjectReference": "kind s 1; apiVersion s 2; name s 3; uid s 4",
 }
 
-OPENAPI_ELSEWHERE: frozenset[str] = frozenset({
+PROTOBUF_ONLY: frozenset[str] = frozenset({
     "BoundObjectReference", "TokenRequest", "TokenRequestSpec",
 })

@@ -4,9 +4,6 @@ Every field with its JSON name and type, whether it is required, its protobuf fi
 and Go flags (the notation: :mod:`kubesched.api.types.grammar`).
 
 Facts of ``k8s.io/api`` v0.34 (types.go, generated.proto).
-
-``OPENAPI_ELSEWHERE``: the messages whose OpenAPI definitions (with descriptions) are still
-written by hand in the API server's ``typedefs``; only their protobuf facts are read from here.
 """
 
 from __future__ import annotations
@@ -26,13 +23,12 @@ MESSAGES: dict[str, str] = {
     "JobCondition": "type! s; status! s; lastProbeTime t; lastTransitionTime t; reason s; message s",
     "UncountedTerminatedPods": "succeeded [set]s; failed [set]s",
     "JobTemplateSpec": "metadata @meta:ObjectMeta 1; spec @batch:JobSpec 2",
-    "Job": "metadata @meta:ObjectMeta 1; spec @batch:JobSpec 2; status @batch:JobStatus 3",
+    "Job": "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @batch:JobSpec 2; status @batch:JobStatus 3",
     "JobSpec": (
-        "parallelism i32 1p; completions i32 2p; activeDeadlineSeconds i64 3p; backoffLimit i32 7p; "
+        "parallelism i32 1p; completions i32 2p; activeDeadlineSeconds i64 3p; podFailurePolicy any; "
+        "successPolicy any; backoffLimit i32 7p; backoffLimitPerIndex i32; maxFailedIndexes i32; "
         "selector @meta:LabelSelector 4; manualSelector b 5p; template! @core:PodTemplateSpec 6; "
-        "ttlSecondsAfterFinished i32 8p; completionMode s 9p; suspend b 10p"),
+        "ttlSecondsAfterFinished i32 8p; completionMode s 9p; suspend b 10p; podReplacementPolicy s; managedBy s"),
 }
 
-OPENAPI_ELSEWHERE: frozenset[str] = frozenset({
-    "Job", "JobSpec",
-})
+PROTOBUF_ONLY: frozenset[str] = frozenset()

@@ -4,20 +4,15 @@ Every field with its JSON name and type, whether it is required, its protobuf fi
 and Go flags (the notation: :mod:`kubesched.api.types.grammar`).
 
 Facts of ``k8s.io/api`` v0.34 (types.go, generated.proto).
-
-``OPENAPI_ELSEWHERE``: the messages whose OpenAPI definitions (with descriptions) are still
-written by hand in the API server's ``typedefs``; only their protobuf facts are read from here.
 """
 
 from __future__ import annotations
 
 MESSAGES: dict[str, str] = {
-    "Lease": "metadata @meta:ObjectMeta 1; spec @coordination:LeaseSpec 2",
+    "Lease": "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @coordination:LeaseSpec 2",
     "LeaseSpec": (
         "holderIdentity s 1p; leaseDurationSeconds i32 2p; acquireTime mt 3p; renewTime mt 4p; "
-        "leaseTransitions i32 5p"),
+        "leaseTransitions i32 5p; strategy s; preferredHolder s"),
 }
 
-OPENAPI_ELSEWHERE: frozenset[str] = frozenset({
-    "Lease", "LeaseSpec",
-})
+PROTOBUF_ONLY: frozenset[str] = frozenset()

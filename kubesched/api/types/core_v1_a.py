@@ -1,12 +1,12 @@
-"""core/v1 types from AWSElasticBlockStoreVolumeSource to Pod, declared once.
+"""core/v1 types from AWSElasticBlockStoreVolumeSource to PersistentVolumeStatus, declared once.
 
 Every field with its JSON name and type, whether it is required, its protobuf field number
 and Go flags (the notation: :mod:`kubesched.api.types.grammar`).
 
 Facts of ``k8s.io/api`` v0.34 (types.go, generated.proto).
 
-``OPENAPI_ELSEWHERE``: the messages whose OpenAPI definitions (with descriptions) are still
-written by hand in the API server's ``typedefs``; only their protobuf facts are read from here.
+``PROTOBUF_ONLY``: messages the API server reads or writes in protobuf but serves no
+OpenAPI definition of (subresources, reviews, options).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ MESSAGES: dict[str, str] = {
     "ClientIPConfig": "timeoutSeconds i32",
     "ClusterTrustBundleProjection": (
         "name s 1p; signerName s 2p; labelSelector @meta:LabelSelector 3p; optional b 5p; path! s 4"),
-    "ConfigMap": "metadata @meta:ObjectMeta 1; data {}s 2; binaryData {}y 3; immutable b 4p",
+    "ConfigMap": "apiVersion s; kind s; metadata @meta:ObjectMeta 1; data {}s 2; binaryData {}y 3; immutable b 4p",
     "ConfigMapEnvSource": "name s; optional b 2p; LocalObjectReference @core:LocalObjectReference 1n",
     "ConfigMapKeySelector": "name s; key! s 2; optional b 3p; LocalObjectReference @core:LocalObjectReference 1n",
     "ConfigMapNodeConfigSource": "namespace! s 1; name! s 2; uid s 3; resourceVersion s 4; kubeletConfigKey! s 5",
@@ -52,14 +52,14 @@ MESSAGES: dict[str, str] = {
         "LocalObjectReference @core:LocalObjectReference 1n"),
     "Container": (
         "name! s 1; image s 2; command [atomic]s 3; args [atomic]s 4; workingDir s 5; "
-        "ports [map=containerPort,protocol]@core:ContainerPort 6; env [map=name]@core:EnvVar 7; "
-        "resources @core:ResourceRequirements 8; volumeMounts [map=mountPath]@core:VolumeMount 9; "
-        "livenessProbe @core:Probe 10p; readinessProbe @core:Probe 11p; lifecycle @core:Lifecycle 12p; "
-        "terminationMessagePath s 13; imagePullPolicy s 14; securityContext @core:SecurityContext 15p; stdin b 16; "
-        "stdinOnce b 17; tty b 18; envFrom [atomic]@core:EnvFromSource 19; terminationMessagePolicy s 20; "
-        "volumeDevices [map=devicePath]@core:VolumeDevice 21; startupProbe @core:Probe 22p; "
+        "ports [map=containerPort,protocol]@core:ContainerPort 6; envFrom [atomic]@core:EnvFromSource 19; "
+        "env [map=name]@core:EnvVar 7; resources @core:ResourceRequirements 8; "
         "resizePolicy [atomic]@core:ContainerResizePolicy 23; restartPolicy s 24p; "
-        "restartPolicyRules [atomic]@core:ContainerRestartRule 25"),
+        "restartPolicyRules [atomic]@core:ContainerRestartRule 25; volumeMounts [map=mountPath]@core:VolumeMount 9; "
+        "volumeDevices [map=devicePath]@core:VolumeDevice 21; livenessProbe @core:Probe 10p; "
+        "readinessProbe @core:Probe 11p; startupProbe @core:Probe 22p; lifecycle @core:Lifecycle 12p; "
+        "terminationMessagePath s 13; terminationMessagePolicy s 20; imagePullPolicy s 14; "
+        "securityContext @core:SecurityContext 15p; stdin b 16; stdinOnce b 17; tty b 18"),
     "ContainerExtendedResourceRequest": "containerName! s 1; resourceName! s 2; requestName! s 3",
     "ContainerImage": "names [atomic]s 1; sizeBytes i64 2",
     "ContainerPort": "name s 1; hostPort i32 2; containerPort! i32 3; protocol s 4; hostIP s 5",
@@ -154,11 +154,13 @@ MESSAGES: dict[str, str] = {
     "LocalVolumeSource": "path! s; fsType s",
     "ModifyVolumeStatus": "targetVolumeAttributesClassName s; status! s",
     "NFSVolumeSource": "server! s 1; path! s 2; readOnly b 3",
-    "Namespace": "metadata @meta:ObjectMeta 1; spec @core:NamespaceSpec 2; status @core:NamespaceStatus 3",
+    "Namespace": (
+        "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @core:NamespaceSpec 2; "
+        "status @core:NamespaceStatus 3"),
     "NamespaceCondition": "type! s; status! s; lastTransitionTime t; reason s; message s",
     "NamespaceSpec": "finalizers [atomic]s 1",
     "NamespaceStatus": "phase s 1; conditions [map=type]@core:NamespaceCondition",
-    "Node": "metadata @meta:ObjectMeta 1; spec @core:NodeSpec 2; status @core:NodeStatus 3",
+    "Node": "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @core:NodeSpec 2; status @core:NodeStatus 3",
     "NodeAddress": "type! s 1; address! s 2",
     "NodeAffinity": (
         "requiredDuringSchedulingIgnoredDuringExecution @core:NodeSelector 1p; "
@@ -178,8 +180,8 @@ MESSAGES: dict[str, str] = {
         "matchExpressions [atomic]@core:NodeSelectorRequirement 1; "
         "matchFields [atomic]@core:NodeSelectorRequirement 2"),
     "NodeSpec": (
-        "podCIDR s 1; externalID s 2; providerID s 3; unschedulable b 4; taints [atomic]@core:Taint 5; "
-        "configSource @core:NodeConfigSource 6p; podCIDRs [set]s 7"),
+        "podCIDR s 1; podCIDRs [set/merge]s 7; providerID s 3; unschedulable b 4; taints [atomic]@core:Taint 5; "
+        "configSource @core:NodeConfigSource 6p; externalID s 2"),
     "NodeStatus": (
         "capacity {}q 1; allocatable {}q 2; phase s 3; conditions [map=type]@core:NodeCondition 4; "
         "addresses [map=type]@core:NodeAddress 5; daemonEndpoints @core:NodeDaemonEndpoints 6; "
@@ -225,10 +227,8 @@ MESSAGES: dict[str, str] = {
         "accessModes [atomic]s; claimRef @core:ObjectReference; persistentVolumeReclaimPolicy s; storageClassName s; "
         "mountOptions [atomic]s; volumeMode s; nodeAffinity @core:VolumeNodeAffinity; volumeAttributesClassName s"),
     "PersistentVolumeStatus": "phase s; message s; reason s; lastPhaseTransitionTime t",
-    "PhotonPersistentDiskVolumeSource": "pdID! s 1; fsType s 2",
-    "Pod": "metadata @meta:ObjectMeta 1; spec @core:PodSpec 2; status @core:PodStatus 3",
 }
 
-OPENAPI_ELSEWHERE: frozenset[str] = frozenset({
-    "Binding", "ConfigMap", "Container", "EphemeralContainerCommon", "Namespace", "Node", "NodeSpec", "Pod",
+PROTOBUF_ONLY: frozenset[str] = frozenset({
+    "Binding", "EphemeralContainerCommon",
 })

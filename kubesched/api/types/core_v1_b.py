@@ -1,17 +1,19 @@
-"""core/v1 types from PodAffinity to WindowsSecurityContextOptions, declared once.
+"""core/v1 types from PhotonPersistentDiskVolumeSource to WindowsSecurityContextOptions, declared once.
 
 Every field with its JSON name and type, whether it is required, its protobuf field number
 and Go flags (the notation: :mod:`kubesched.api.types.grammar`).
 
 Facts of ``k8s.io/api`` v0.34 (types.go, generated.proto).
 
-``OPENAPI_ELSEWHERE``: the messages whose OpenAPI definitions (with descriptions) are still
-written by hand in the API server's ``typedefs``; only their protobuf facts are read from here.
+``PROTOBUF_ONLY``: messages the API server reads or writes in protobuf but serves no
+OpenAPI definition of (subresources, reviews, options).
 """
 
 from __future__ import annotations
 
 MESSAGES: dict[str, str] = {
+    "PhotonPersistentDiskVolumeSource": "pdID! s 1; fsType s 2",
+    "Pod": "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @core:PodSpec 2; status @core:PodStatus 3",
     "PodAffinity": (
         "requiredDuringSchedulingIgnoredDuringExecution [atomic]@core:PodAffinityTerm 1; "
         "preferredDuringSchedulingIgnoredDuringExecution [atomic]@core:WeightedPodAffinityTerm 2"),
@@ -44,21 +46,20 @@ MESSAGES: dict[str, str] = {
         "seccompProfile @core:SeccompProfile 10p; appArmorProfile @core:AppArmorProfile 11p; "
         "seLinuxChangePolicy s 13p"),
     "PodSpec": (
-        "volumes [map=name]@core:Volume 1; containers! [map=name]@core:Container 2; restartPolicy s 3; "
-        "terminationGracePeriodSeconds i64 4p; activeDeadlineSeconds i64 5p; dnsPolicy s 6; nodeSelector {}s 7; "
-        "serviceAccountName s 8; serviceAccount s 9; nodeName s 10; hostNetwork b 11; hostPID b 12; hostIPC b 13; "
+        "volumes [map=name]@core:Volume 1; initContainers [map=name]@core:Container 20; "
+        "containers! [map=name]@core:Container 2; ephemeralContainers [map=name]@core:EphemeralContainer 34; "
+        "restartPolicy s 3; terminationGracePeriodSeconds i64 4p; activeDeadlineSeconds i64 5p; dnsPolicy s 6; "
+        "nodeSelector {}s 7; serviceAccountName s 8; serviceAccount s 9; automountServiceAccountToken b 21p; "
+        "nodeName s 10; hostNetwork b 11; hostPID b 12; hostIPC b 13; shareProcessNamespace b 27p; "
         "securityContext @core:PodSecurityContext 14p; imagePullSecrets [map=name]@core:LocalObjectReference 15; "
         "hostname s 16; subdomain s 17; affinity @core:Affinity 18p; schedulerName s 19; "
-        "initContainers [map=name]@core:Container 20; automountServiceAccountToken b 21p; "
         "tolerations [atomic]@core:Toleration 22; hostAliases [map=ip]@core:HostAlias 23; priorityClassName s 24; "
-        "priority i32 25p; dnsConfig @core:PodDNSConfig 26p; shareProcessNamespace b 27p; "
-        "readinessGates [atomic]@core:PodReadinessGate 28; runtimeClassName s 29p; enableServiceLinks b 30p; "
-        "preemptionPolicy s 31p; overhead {}q 32; "
+        "priority i32 25p; dnsConfig @core:PodDNSConfig 26p; readinessGates [atomic]@core:PodReadinessGate 28; "
+        "runtimeClassName s 29p; enableServiceLinks b 30p; preemptionPolicy s 31p; overhead {}q 32; "
         "topologySpreadConstraints [map=topologyKey,whenUnsatisfiable]@core:TopologySpreadConstraint 33; "
-        "ephemeralContainers [map=name]@core:EphemeralContainer 34; setHostnameAsFQDN b 35p; os @core:PodOS 36p; "
-        "hostUsers b 37p; schedulingGates [map=name]@core:PodSchedulingGate 38; "
-        "resourceClaims [map=name]@core:PodResourceClaim 39; resources @core:ResourceRequirements 40p; "
-        "hostnameOverride s 41p"),
+        "setHostnameAsFQDN b 35p; os @core:PodOS 36p; hostUsers b 37p; "
+        "schedulingGates [map=name]@core:PodSchedulingGate 38; resourceClaims [map=name]@core:PodResourceClaim 39; "
+        "resources @core:ResourceRequirements 40p; hostnameOverride s 41p"),
     "PodStatus": (
         "observedGeneration i64 17; phase s 1; conditions [map=type]@core:PodCondition 2; message s 3; reason s 4; "
         "nominatedNodeName s 11; hostIP s 5; hostIPs [atomic]@core:HostIP 16; podIP s 6; "
@@ -107,7 +108,8 @@ MESSAGES: dict[str, str] = {
         "gateway! s 1; system! s 2; secretRef @core:LocalObjectReference 3p; sslEnabled b 4; protectionDomain s 5; "
         "storagePool s 6; storageMode s 7; volumeName s 8; fsType s 9; readOnly b 10"),
     "SeccompProfile": "type! s 1; localhostProfile s 2p",
-    "Secret": "metadata @meta:ObjectMeta 1; data {}y 2; type s 3; stringData {}s 4; immutable b 5p",
+    "Secret": (
+        "apiVersion s; kind s; metadata @meta:ObjectMeta 1; data {}y 2; stringData {}s 4; type s 3; immutable b 5p"),
     "SecretEnvSource": "name s; optional b 2p; LocalObjectReference @core:LocalObjectReference 1n",
     "SecretKeySelector": "name s; key! s 2; optional b 3p; LocalObjectReference @core:LocalObjectReference 1n",
     "SecretProjection": (
@@ -122,7 +124,7 @@ MESSAGES: dict[str, str] = {
     "Service": (
         "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @core:ServiceSpec 2; status @core:ServiceStatus 3"),
     "ServiceAccount": (
-        "metadata @meta:ObjectMeta 1; secrets [map=name]@core:ObjectReference 2; "
+        "apiVersion s; kind s; metadata @meta:ObjectMeta 1; secrets [map=name]@core:ObjectReference 2; "
         "imagePullSecrets [atomic]@core:LocalObjectReference 3; automountServiceAccountToken b 4p"),
     "ServiceAccountTokenProjection": "audience s 1; expirationSeconds i64 2p; path! s 3",
     "ServicePort": "name s 1; protocol s 2; appProtocol s; port! i32 3; targetPort x 4; nodePort i32 5",
@@ -200,7 +202,6 @@ MESSAGES: dict[str, str] = {
         "gmsaCredentialSpecName s 1p; gmsaCredentialSpec s 2p; runAsUserName s 3p; hostProcess b 4p"),
 }
 
-OPENAPI_ELSEWHERE: frozenset[str] = frozenset({
-    "PodSpec", "PodTemplateSpec", "ProbeHandler", "ResourceClaim", "ResourceRequirements", "Secret", "ServiceAccount",
-    "Taint", "Toleration", "TopologySpreadConstraint", "VolumeSource",
+PROTOBUF_ONLY: frozenset[str] = frozenset({
+    "ProbeHandler", "VolumeSource",
 })

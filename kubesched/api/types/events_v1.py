@@ -17,4 +17,4 @@ MESSAGES: dict[str, str] = {
     "EventSeries": "count! i32 1; lastObservedTime! mt 2",
 }
 
-OPENAPI_ELSEWHERE: frozenset[str] = frozenset()
+PROTOBUF_ONLY: frozenset[str] = frozenset()

@@ -6,14 +6,16 @@ Why a notation: one line per field carries every wire fact upstream derives from
 required), so the decode checks, OpenAPI, field validation, server-side apply and protobuf
 all read one declaration instead of keeping parallel tables in step.
 
-A message is ``field; field; ...``; a field is ``jsonName[!] type [number[flags]]``:
+A message is ``field; field; ...``, prefixed ``(atomic)`` for a struct replaced as a whole
+by server-side apply (``+structType=atomic``); a field is ``jsonName[!] type [number[flags]]``:
 
 - ``!``: required (the field has no ``omitempty``/``+optional``).
 - type: ``s`` string, ``b`` bool, ``i32``/``i64`` integers, ``f64`` float64, ``y`` bytes
   (base64 in JSON), ``q`` Quantity, ``t`` Time, ``mt`` MicroTime, ``x`` IntOrString, ``j``
   FieldsV1, ``any`` free-form JSON, ``@group:Name`` a message; ``[]T`` a list, with its
   ``+listType``: ``[atomic]T``, ``[set]T``, ``[map=k1,k2]T`` (an associative list keyed by
-  k1, k2); ``{}T`` a map with string keys.
+  k1, k2, merged by strategic merge patch on k1), ``[set/merge]T`` (a set with
+  ``+patchStrategy=merge``); ``{}T`` a map with string keys.
 - number: the protobuf field number (absent: the field is not read from or written to
   protobuf); flags ``p`` a Go pointer (its zero value is kept), ``n`` an embedded struct
   (its members sit in the parent's JSON object, as ``Volume``'s ``VolumeSource``).
@@ -65,7 +67,8 @@ class Message:
     group: str
     name: str
     fields: tuple[Field, ...]
-    openapi_elsewhere: bool = False
+    protobuf_only: bool = False  # served in protobuf, with no OpenAPI definition
+    atomic: bool = False
 
     def field(self, json: str) -> Field | None:
         return next((f for f in self.fields if f.json == json), None)
@@ -98,6 +101,7 @@ def parse_field(entry: str) -> Field:
     return Field(name.rstrip("!"), typ, name.endswith("!"), number, "p" in flags, "n" in flags)
 
 
-def parse_message(group: str, name: str, spec: str, openapi_elsewhere: bool = False) -> Message:
-    fields = tuple(parse_field(e) for e in spec.split(";"))
-    return Message(group, name, fields, openapi_elsewhere)
+def parse_message(group: str, name: str, spec: str, protobuf_only: bool = False) -> Message:
+    atomic = spec.startswith("(atomic) ")
+    fields = tuple(parse_field(e) for e in spec.removeprefix("(atomic) ").split(";"))
+    return Message(group, name, fields, protobuf_only, atomic)

@@ -5,8 +5,8 @@ and Go flags (the notation: :mod:`kubesched.api.types.grammar`).
 
 Facts of ``k8s.io/api`` v0.34 (types.go, generated.proto).
 
-``OPENAPI_ELSEWHERE``: the messages whose OpenAPI definitions (with descriptions) are still
-written by hand in the API server's ``typedefs``; only their protobuf facts are read from here.
+``PROTOBUF_ONLY``: messages the API server reads or writes in protobuf but serves no
+OpenAPI definition of (subresources, reviews, options).
 """
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ MESSAGES: dict[str, str] = {
     "ObjectMeta": (
         "name s 1; generateName s 2; namespace s 3; selfLink s 4; uid s 5; resourceVersion s 6; generation i64 7; "
         "creationTimestamp t 8; deletionTimestamp t 9; deletionGracePeriodSeconds i64 10p; labels {}s 11; "
-        "annotations {}s 12; ownerReferences [map=uid]@meta:OwnerReference 13; finalizers [set]s 14; "
+        "annotations {}s 12; ownerReferences [map=uid]@meta:OwnerReference 13; finalizers [set/merge]s 14; "
         "managedFields [atomic]@meta:ManagedFieldsEntry 17"),
     "ManagedFieldsEntry": (
         "manager s 1; operation s 2; apiVersion s 3; time t 4; fieldsType s 6; fieldsV1 j 7; subresource s 8"),
-    "OwnerReference": "kind! s 1; name! s 3; uid! s 4; apiVersion! s 5; controller b 6p; blockOwnerDeletion b 7p",
-    "LabelSelector": "matchLabels {}s 1; matchExpressions [atomic]@meta:LabelSelectorRequirement 2",
+    "OwnerReference": (
+        "(atomic) apiVersion! s 5; kind! s 1; name! s 3; uid! s 4; controller b 6p; blockOwnerDeletion b 7p"),
+    "LabelSelector": "(atomic) matchLabels {}s 1; matchExpressions [atomic]@meta:LabelSelectorRequirement 2",
     "LabelSelectorRequirement": "key! s 1; operator! s 2; values [atomic]s 3",
     "DeleteOptions": (
         "gracePeriodSeconds i64 1p; preconditions @meta:Preconditions 2; orphanDependents b 3p; "
@@ -34,7 +35,6 @@ MESSAGES: dict[str, str] = {
     "StatusCause": "reason s 1; message s 2; field s 3",
 }
 
-OPENAPI_ELSEWHERE: frozenset[str] = frozenset({
-    "DeleteOptions", "LabelSelector", "LabelSelectorRequirement", "ListMeta", "ManagedFieldsEntry", "ObjectMeta",
-    "OwnerReference", "Preconditions", "Status", "StatusCause", "StatusDetails",
+PROTOBUF_ONLY: frozenset[str] = frozenset({
+    "DeleteOptions", "ListMeta", "Preconditions", "Status", "StatusCause", "StatusDetails",
 })

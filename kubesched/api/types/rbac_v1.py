@@ -27,4 +27,4 @@ MESSAGES: dict[str, str] = {
     "RoleRef": "apiGroup! s 1; kind! s 2; name! s 3",
 }
 
-OPENAPI_ELSEWHERE: frozenset[str] = frozenset()
+PROTOBUF_ONLY: frozenset[str] = frozenset()

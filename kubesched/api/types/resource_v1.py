@@ -75,4 +75,4 @@ MESSAGES: dict[str, str] = {
     "CapacityRequirements": "requests {}q",
 }
 
-OPENAPI_ELSEWHERE: frozenset[str] = frozenset()
+PROTOBUF_ONLY: frozenset[str] = frozenset()

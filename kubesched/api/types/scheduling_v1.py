@@ -4,18 +4,14 @@ Every field with its JSON name and type, whether it is required, its protobuf fi
 and Go flags (the notation: :mod:`kubesched.api.types.grammar`).
 
 Facts of ``k8s.io/api`` v0.34 (types.go, generated.proto).
-
-``OPENAPI_ELSEWHERE``: the messages whose OpenAPI definitions (with descriptions) are still
-written by hand in the API server's ``typedefs``; only their protobuf facts are read from here.
 """
 
 from __future__ import annotations
 
 MESSAGES: dict[str, str] = {
     "PriorityClass": (
-        "metadata @meta:ObjectMeta 1; value! i32 2; globalDefault b 3; description s 4; preemptionPolicy s 5p"),
+        "apiVersion s; kind s; metadata @meta:ObjectMeta 1; value! i32 2; globalDefault b 3; description s 4; "
+        "preemptionPolicy s 5p"),
 }
 
-OPENAPI_ELSEWHERE: frozenset[str] = frozenset({
-    "PriorityClass",
-})
+PROTOBUF_ONLY: frozenset[str] = frozenset()

@@ -36,4 +36,4 @@ MESSAGES: dict[str, str] = {
     "VolumeNodeResources": "count i32",
 }
 
-OPENAPI_ELSEWHERE: frozenset[str] = frozenset()
+PROTOBUF_ONLY: frozenset[str] = frozenset()
