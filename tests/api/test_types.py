@@ -15,9 +15,9 @@ from kubesched.server.apiserver.protobuf.tables import SCHEMA
 # (group, message, json name) -> (protobuf number, Go type, declared type); generated.proto / types.go
 UPSTREAM = {
     ("core", "Toleration", "key"): (1, "string", "s"),
-    ("core", "Toleration", "operator"): (2, "string", "s"),
+    ("core", "Toleration", "operator"): (2, "TolerationOperator", "s"),
     ("core", "Toleration", "value"): (3, "string", "s"),
-    ("core", "Toleration", "effect"): (4, "string", "s"),
+    ("core", "Toleration", "effect"): (4, "TaintEffect", "s"),
     ("core", "Toleration", "tolerationSeconds"): (5, "*int64", "i64"),
     ("core", "Taint", "timeAdded"): (4, "*metav1.Time", "t"),
     ("core", "PodSpec", "containers"): (2, "[]Container", "[map=name]@core:Container"),
@@ -25,7 +25,9 @@ UPSTREAM = {
     ("core", "PodSpec", "topologySpreadConstraints"): (
         33, "[]TopologySpreadConstraint", "[map=topologyKey,whenUnsatisfiable]@core:TopologySpreadConstraint"),
     ("core", "PodSpec", "schedulingGates"): (38, "[]PodSchedulingGate", "[map=name]@core:PodSchedulingGate"),
-    ("core", "PodSpec", "overhead"): (32, "map[string]resource.Quantity", "{}q"),
+    ("core", "PodSpec", "overhead"): (32, "ResourceList", "{}q"),
+    ("core", "NodeStatus", "volumesInUse"): (9, "[]UniqueVolumeName", "[atomic]s"),
+    ("meta", "ObjectMeta", "uid"): (5, "types.UID", "s"),
     ("core", "Container", "ports"): (6, "[]ContainerPort", "[map=containerPort,protocol]@core:ContainerPort"),
     ("core", "ServiceSpec", "ports"): (1, "[]ServicePort", "[map=port,protocol]@core:ServicePort"),
     ("core", "Volume", "VolumeSource"): (2, "VolumeSource", "@core:VolumeSource"),
@@ -55,6 +57,8 @@ def test_field_notation() -> None:
     assert parse_field("tolerationSeconds i64 5p") == Field("tolerationSeconds", "i64", False, 5, True, False)
     assert parse_field("name! s") == Field("name", "s", True)
     assert parse_field("VolumeSource @core:VolumeSource 2n").embedded
+    assert parse_field("effect s<TaintEffect> 4") == Field("effect", "s", False, 4, named="s<TaintEffect>")
+    assert parse_field("capacity {ResourceList}q 1").go_type == "ResourceList"
 
 
 def test_numbers_and_names_are_unique_per_message() -> None:

@@ -40,8 +40,9 @@ MESSAGES: dict[str, str] = {
         "currentNumberScheduled! i32; numberMisscheduled! i32; desiredNumberScheduled! i32; numberReady! i32; "
         "observedGeneration i64; updatedNumberScheduled i32; numberAvailable i32; numberUnavailable i32; "
         "collisionCount i32; conditions [map=type]@apps:DaemonSetCondition"),
-    "DeploymentCondition": "type! s; status! s; lastUpdateTime t; lastTransitionTime t; reason s; message s",
-    "ReplicaSetCondition": "type! s; status! s; lastTransitionTime t; reason s; message s",
+    "DeploymentCondition": (
+        "type! s; status! s<ConditionStatus>; lastUpdateTime t; lastTransitionTime t; reason s; message s"),
+    "ReplicaSetCondition": "type! s; status! s<ConditionStatus>; lastTransitionTime t; reason s; message s",
     "StatefulSetUpdateStrategy": "type s; rollingUpdate @apps:RollingUpdateStatefulSetStrategy",
     "StatefulSetPersistentVolumeClaimRetentionPolicy": "whenDeleted s; whenScaled s",
     "StatefulSetOrdinals": "start i32",
@@ -57,7 +58,7 @@ MESSAGES: dict[str, str] = {
         "replicas i32 1p; selector! @meta:LabelSelector 2; template! @core:PodTemplateSpec 3; "
         "strategy @apps:DeploymentStrategy 4; minReadySeconds i32 5; revisionHistoryLimit i32 6p; paused b 7; "
         "progressDeadlineSeconds i32 9p"),
-    "DeploymentStrategy": "type s 1; rollingUpdate @apps:RollingUpdateDeployment 2",
+    "DeploymentStrategy": "type s<DeploymentStrategyType> 1; rollingUpdate @apps:RollingUpdateDeployment 2",
     "RollingUpdateDeployment": "maxUnavailable x 1p; maxSurge x 2p",
     "ReplicaSet": (
         "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @apps:ReplicaSetSpec 2; "

@@ -17,7 +17,7 @@ MESSAGES: dict[str, str] = {
         "nodeAffinity @core:NodeAffinity 1p; podAffinity @core:PodAffinity 2p; "
         "podAntiAffinity @core:PodAntiAffinity 3p"),
     "AppArmorProfile": "type! s 1; localhostProfile s 2p",
-    "AttachedVolume": "name! s 1; devicePath! s 2",
+    "AttachedVolume": "name! s<UniqueVolumeName> 1; devicePath! s 2",
     "AzureDiskVolumeSource": "diskName! s 1; diskURI! s 2; cachingMode s 3p; fsType s 4p; readOnly b 5p; kind s 6p",
     "AzureFilePersistentVolumeSource": "secretName! s; shareName! s; readOnly b; secretNamespace s",
     "AzureFileVolumeSource": "secretName! s 1; shareName! s 2; readOnly b 3",
@@ -54,16 +54,17 @@ MESSAGES: dict[str, str] = {
         "name! s 1; image s 2; command [atomic]s 3; args [atomic]s 4; workingDir s 5; "
         "ports [map=containerPort,protocol]@core:ContainerPort 6; envFrom [atomic]@core:EnvFromSource 19; "
         "env [map=name]@core:EnvVar 7; resources @core:ResourceRequirements 8; "
-        "resizePolicy [atomic]@core:ContainerResizePolicy 23; restartPolicy s 24p; "
+        "resizePolicy [atomic]@core:ContainerResizePolicy 23; restartPolicy s<ContainerRestartPolicy> 24p; "
         "restartPolicyRules [atomic]@core:ContainerRestartRule 25; volumeMounts [map=mountPath]@core:VolumeMount 9; "
         "volumeDevices [map=devicePath]@core:VolumeDevice 21; livenessProbe @core:Probe 10p; "
         "readinessProbe @core:Probe 11p; startupProbe @core:Probe 22p; lifecycle @core:Lifecycle 12p; "
-        "terminationMessagePath s 13; terminationMessagePolicy s 20; imagePullPolicy s 14; "
-        "securityContext @core:SecurityContext 15p; stdin b 16; stdinOnce b 17; tty b 18"),
+        "terminationMessagePath s 13; terminationMessagePolicy s<TerminationMessagePolicy> 20; "
+        "imagePullPolicy s<PullPolicy> 14; securityContext @core:SecurityContext 15p; stdin b 16; stdinOnce b 17; "
+        "tty b 18"),
     "ContainerExtendedResourceRequest": "containerName! s 1; resourceName! s 2; requestName! s 3",
     "ContainerImage": "names [atomic]s 1; sizeBytes i64 2",
-    "ContainerPort": "name s 1; hostPort i32 2; containerPort! i32 3; protocol s 4; hostIP s 5",
-    "ContainerResizePolicy": "resourceName! s 1; restartPolicy! s 2",
+    "ContainerPort": "name s 1; hostPort i32 2; containerPort! i32 3; protocol s<Protocol> 4; hostIP s 5",
+    "ContainerResizePolicy": "resourceName! s<ResourceName> 1; restartPolicy! s<ResourceResizeRestartPolicy> 2",
     "ContainerRestartRule": "action! s 1; exitCodes @core:ContainerRestartRuleOnExitCodes 2p",
     "ContainerRestartRuleOnExitCodes": "operator! s 1; values [set]i32 2",
     "ContainerState": (
@@ -75,7 +76,7 @@ MESSAGES: dict[str, str] = {
     "ContainerStateWaiting": "reason s 1; message s 2",
     "ContainerStatus": (
         "name! s 1; state @core:ContainerState 2; lastState @core:ContainerState 3; ready! b 4; restartCount! i32 5; "
-        "image! s 6; imageID! s 7; containerID s 8; started b 9p; allocatedResources {}q 10; "
+        "image! s 6; imageID! s 7; containerID s 8; started b 9p; allocatedResources {ResourceList}q 10; "
         "resources @core:ResourceRequirements 11p; volumeMounts [map=mountPath]@core:VolumeMountStatus 12; "
         "user @core:ContainerUser 13p; allocatedResourcesStatus [map=name]@core:ResourceStatus 14; stopSignal s 15p"),
     "ContainerUser": "linux @core:LinuxContainerUser 1p",
@@ -96,12 +97,13 @@ MESSAGES: dict[str, str] = {
         "name! s; image s; command [atomic]s; args [atomic]s; workingDir s; "
         "ports [map=containerPort,protocol]@core:ContainerPort; envFrom [atomic]@core:EnvFromSource; "
         "env [map=name]@core:EnvVar; resources @core:ResourceRequirements; "
-        "resizePolicy [atomic]@core:ContainerResizePolicy; restartPolicy s; "
+        "resizePolicy [atomic]@core:ContainerResizePolicy; restartPolicy s<ContainerRestartPolicy>; "
         "restartPolicyRules [atomic]@core:ContainerRestartRule; volumeMounts [map=mountPath]@core:VolumeMount; "
         "volumeDevices [map=devicePath]@core:VolumeDevice; livenessProbe @core:Probe; readinessProbe @core:Probe; "
-        "startupProbe @core:Probe; lifecycle @core:Lifecycle; terminationMessagePath s; terminationMessagePolicy s; "
-        "imagePullPolicy s; securityContext @core:SecurityContext; stdin b; stdinOnce b; tty b; "
-        "targetContainerName s 2; EphemeralContainerCommon @core:EphemeralContainerCommon 1n"),
+        "startupProbe @core:Probe; lifecycle @core:Lifecycle; terminationMessagePath s; "
+        "terminationMessagePolicy s<TerminationMessagePolicy>; imagePullPolicy s<PullPolicy>; "
+        "securityContext @core:SecurityContext; stdin b; stdinOnce b; tty b; targetContainerName s 2; "
+        "EphemeralContainerCommon @core:EphemeralContainerCommon 1n"),
     "EphemeralContainerCommon": (
         "name s 1; image s 2; command []s 3; args []s 4; workingDir s 5; ports []@core:ContainerPort 6; "
         "env []@core:EnvVar 7; resources @core:ResourceRequirements 8; volumeMounts []@core:VolumeMount 9; "
@@ -158,14 +160,16 @@ MESSAGES: dict[str, str] = {
         "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @core:NamespaceSpec 2; "
         "status @core:NamespaceStatus 3"),
     "NamespaceCondition": "type! s; status! s; lastTransitionTime t; reason s; message s",
-    "NamespaceSpec": "finalizers [atomic]s 1",
-    "NamespaceStatus": "phase s 1; conditions [map=type]@core:NamespaceCondition",
+    "NamespaceSpec": "finalizers [atomic]s<FinalizerName> 1",
+    "NamespaceStatus": "phase s<NamespacePhase> 1; conditions [map=type]@core:NamespaceCondition",
     "Node": "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @core:NodeSpec 2; status @core:NodeStatus 3",
-    "NodeAddress": "type! s 1; address! s 2",
+    "NodeAddress": "type! s<NodeAddressType> 1; address! s 2",
     "NodeAffinity": (
         "requiredDuringSchedulingIgnoredDuringExecution @core:NodeSelector 1p; "
         "preferredDuringSchedulingIgnoredDuringExecution [atomic]@core:PreferredSchedulingTerm 2"),
-    "NodeCondition": "type! s 1; status! s 2; lastHeartbeatTime t 3; lastTransitionTime t 4; reason s 5; message s 6",
+    "NodeCondition": (
+        "type! s<NodeConditionType> 1; status! s<ConditionStatus> 2; lastHeartbeatTime t 3; lastTransitionTime t 4; "
+        "reason s 5; message s 6"),
     "NodeConfigSource": "configMap @core:ConfigMapNodeConfigSource 2p",
     "NodeConfigStatus": (
         "assigned @core:NodeConfigSource 1p; active @core:NodeConfigSource 2p; "
@@ -175,7 +179,7 @@ MESSAGES: dict[str, str] = {
     "NodeRuntimeHandler": "name s 1; features @core:NodeRuntimeHandlerFeatures 2p",
     "NodeRuntimeHandlerFeatures": "recursiveReadOnlyMounts b 1p; userNamespaces b 2p",
     "NodeSelector": "nodeSelectorTerms! [atomic]@core:NodeSelectorTerm 1",
-    "NodeSelectorRequirement": "key! s 1; operator! s 2; values [atomic]s 3",
+    "NodeSelectorRequirement": "key! s 1; operator! s<NodeSelectorOperator> 2; values [atomic]s 3",
     "NodeSelectorTerm": (
         "matchExpressions [atomic]@core:NodeSelectorRequirement 1; "
         "matchFields [atomic]@core:NodeSelectorRequirement 2"),
@@ -183,9 +187,10 @@ MESSAGES: dict[str, str] = {
         "podCIDR s 1; podCIDRs [set/merge]s 7; providerID s 3; unschedulable b 4; taints [atomic]@core:Taint 5; "
         "configSource @core:NodeConfigSource 6p; externalID s 2"),
     "NodeStatus": (
-        "capacity {}q 1; allocatable {}q 2; phase s 3; conditions [map=type]@core:NodeCondition 4; "
-        "addresses [map=type]@core:NodeAddress 5; daemonEndpoints @core:NodeDaemonEndpoints 6; "
-        "nodeInfo @core:NodeSystemInfo 7; images [atomic]@core:ContainerImage 8; volumesInUse [atomic]s 9; "
+        "capacity {ResourceList}q 1; allocatable {ResourceList}q 2; phase s<NodePhase> 3; "
+        "conditions [map=type]@core:NodeCondition 4; addresses [map=type]@core:NodeAddress 5; "
+        "daemonEndpoints @core:NodeDaemonEndpoints 6; nodeInfo @core:NodeSystemInfo 7; "
+        "images [atomic]@core:ContainerImage 8; volumesInUse [atomic]s<UniqueVolumeName> 9; "
         "volumesAttached [atomic]@core:AttachedVolume 10; config @core:NodeConfigStatus 11p; "
         "runtimeHandlers [atomic]@core:NodeRuntimeHandler 12; features @core:NodeFeatures 13p"),
     "NodeSwapStatus": "capacity i64 1p",

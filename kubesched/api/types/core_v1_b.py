@@ -27,15 +27,15 @@ MESSAGES: dict[str, str] = {
         "signerName! s 1; keyType! s 2; maxExpirationSeconds i32 3p; credentialBundlePath s 4; keyPath s 5; "
         "certificateChainPath s 6"),
     "PodCondition": (
-        "type! s 1; observedGeneration i64 7; status! s 2; lastProbeTime t 3; lastTransitionTime t 4; reason s 5; "
-        "message s 6"),
+        "type! s<PodConditionType> 1; observedGeneration i64 7; status! s<ConditionStatus> 2; lastProbeTime t 3; "
+        "lastTransitionTime t 4; reason s 5; message s 6"),
     "PodDNSConfig": "nameservers [atomic]s 1; searches [atomic]s 2; options [atomic]@core:PodDNSConfigOption 3",
     "PodDNSConfigOption": "name s 1; value s 2p",
     "PodExtendedResourceClaimStatus": (
         "requestMappings! [atomic]@core:ContainerExtendedResourceRequest 1; resourceClaimName! s 2"),
     "PodIP": "ip! s 1",
-    "PodOS": "name! s 1",
-    "PodReadinessGate": "conditionType! s 1",
+    "PodOS": "name! s<OSName> 1",
+    "PodReadinessGate": "conditionType! s<PodConditionType> 1",
     "PodResourceClaim": "name! s 1; resourceClaimName s 3p; resourceClaimTemplateName s 4p",
     "PodResourceClaimStatus": "name! s 1; resourceClaimName s 2p",
     "PodSchedulingGate": "name! s 1",
@@ -48,24 +48,25 @@ MESSAGES: dict[str, str] = {
     "PodSpec": (
         "volumes [map=name]@core:Volume 1; initContainers [map=name]@core:Container 20; "
         "containers! [map=name]@core:Container 2; ephemeralContainers [map=name]@core:EphemeralContainer 34; "
-        "restartPolicy s 3; terminationGracePeriodSeconds i64 4p; activeDeadlineSeconds i64 5p; dnsPolicy s 6; "
-        "nodeSelector {}s 7; serviceAccountName s 8; serviceAccount s 9; automountServiceAccountToken b 21p; "
-        "nodeName s 10; hostNetwork b 11; hostPID b 12; hostIPC b 13; shareProcessNamespace b 27p; "
-        "securityContext @core:PodSecurityContext 14p; imagePullSecrets [map=name]@core:LocalObjectReference 15; "
-        "hostname s 16; subdomain s 17; affinity @core:Affinity 18p; schedulerName s 19; "
-        "tolerations [atomic]@core:Toleration 22; hostAliases [map=ip]@core:HostAlias 23; priorityClassName s 24; "
-        "priority i32 25p; dnsConfig @core:PodDNSConfig 26p; readinessGates [atomic]@core:PodReadinessGate 28; "
-        "runtimeClassName s 29p; enableServiceLinks b 30p; preemptionPolicy s 31p; overhead {}q 32; "
+        "restartPolicy s<RestartPolicy> 3; terminationGracePeriodSeconds i64 4p; activeDeadlineSeconds i64 5p; "
+        "dnsPolicy s<DNSPolicy> 6; nodeSelector {}s 7; serviceAccountName s 8; serviceAccount s 9; "
+        "automountServiceAccountToken b 21p; nodeName s 10; hostNetwork b 11; hostPID b 12; hostIPC b 13; "
+        "shareProcessNamespace b 27p; securityContext @core:PodSecurityContext 14p; "
+        "imagePullSecrets [map=name]@core:LocalObjectReference 15; hostname s 16; subdomain s 17; "
+        "affinity @core:Affinity 18p; schedulerName s 19; tolerations [atomic]@core:Toleration 22; "
+        "hostAliases [map=ip]@core:HostAlias 23; priorityClassName s 24; priority i32 25p; "
+        "dnsConfig @core:PodDNSConfig 26p; readinessGates [atomic]@core:PodReadinessGate 28; runtimeClassName s 29p; "
+        "enableServiceLinks b 30p; preemptionPolicy s<PreemptionPolicy> 31p; overhead {ResourceList}q 32; "
         "topologySpreadConstraints [map=topologyKey,whenUnsatisfiable]@core:TopologySpreadConstraint 33; "
         "setHostnameAsFQDN b 35p; os @core:PodOS 36p; hostUsers b 37p; "
         "schedulingGates [map=name]@core:PodSchedulingGate 38; resourceClaims [map=name]@core:PodResourceClaim 39; "
         "resources @core:ResourceRequirements 40p; hostnameOverride s 41p"),
     "PodStatus": (
-        "observedGeneration i64 17; phase s 1; conditions [map=type]@core:PodCondition 2; message s 3; reason s 4; "
-        "nominatedNodeName s 11; hostIP s 5; hostIPs [atomic]@core:HostIP 16; podIP s 6; "
+        "observedGeneration i64 17; phase s<PodPhase> 1; conditions [map=type]@core:PodCondition 2; message s 3; "
+        "reason s 4; nominatedNodeName s 11; hostIP s 5; hostIPs [atomic]@core:HostIP 16; podIP s 6; "
         "podIPs [map=ip]@core:PodIP 12; startTime t 7p; initContainerStatuses [atomic]@core:ContainerStatus 10; "
-        "containerStatuses [atomic]@core:ContainerStatus 8; qosClass s 9; "
-        "ephemeralContainerStatuses [atomic]@core:ContainerStatus 13; resize s 14; "
+        "containerStatuses [atomic]@core:ContainerStatus 8; qosClass s<PodQOSClass> 9; "
+        "ephemeralContainerStatuses [atomic]@core:ContainerStatus 13; resize s<PodResizeStatus> 14; "
         "resourceClaimStatuses [map=name]@core:PodResourceClaimStatus 15; "
         "extendedResourceClaimStatus @core:PodExtendedResourceClaimStatus 18p"),
     "PodTemplateSpec": "metadata @meta:ObjectMeta 1; spec @core:PodSpec 2",
@@ -98,7 +99,8 @@ MESSAGES: dict[str, str] = {
     "ResourceClaim": "name! s 1; request s 2",
     "ResourceFieldSelector": "containerName s 1; resource! s 2; divisor q 3",
     "ResourceHealth": "resourceID! s 1; health s 2",
-    "ResourceRequirements": "limits {}q 1; requests {}q 2; claims [map=name]@core:ResourceClaim 3",
+    "ResourceRequirements": (
+        "limits {ResourceList}q 1; requests {ResourceList}q 2; claims [map=name]@core:ResourceClaim 3"),
     "ResourceStatus": "name! s 1; resources [map=resourceID]@core:ResourceHealth 2",
     "SELinuxOptions": "user s 1; role s 2; type s 3; level s 4",
     "ScaleIOPersistentVolumeSource": (
@@ -144,13 +146,15 @@ MESSAGES: dict[str, str] = {
         "volumeName s 1; volumeNamespace s 2; fsType s 3; readOnly b 4; secretRef @core:LocalObjectReference 5p"),
     "Sysctl": "name! s 1; value! s 2",
     "TCPSocketAction": "port! x 1; host s 2",
-    "Taint": "key! s 1; value s 2; effect! s 3; timeAdded t 4p",
-    "Toleration": "key s 1; operator s 2; value s 3; effect s 4; tolerationSeconds i64 5p",
+    "Taint": "key! s 1; value s 2; effect! s<TaintEffect> 3; timeAdded t 4p",
+    "Toleration": (
+        "key s 1; operator s<TolerationOperator> 2; value s 3; effect s<TaintEffect> 4; tolerationSeconds i64 5p"),
     "TopologySelectorLabelRequirement": "key! s; values! [atomic]s",
     "TopologySelectorTerm": "matchLabelExpressions [atomic]@core:TopologySelectorLabelRequirement",
     "TopologySpreadConstraint": (
-        "maxSkew! i32 1; topologyKey! s 2; whenUnsatisfiable! s 3; labelSelector @meta:LabelSelector 4p; "
-        "minDomains i32 5p; nodeAffinityPolicy s 6p; nodeTaintsPolicy s 7p; matchLabelKeys [atomic]s 8"),
+        "maxSkew! i32 1; topologyKey! s 2; whenUnsatisfiable! s<UnsatisfiableConstraintAction> 3; "
+        "labelSelector @meta:LabelSelector 4p; minDomains i32 5p; nodeAffinityPolicy s<NodeInclusionPolicy> 6p; "
+        "nodeTaintsPolicy s<NodeInclusionPolicy> 7p; matchLabelKeys [atomic]s 8"),
     "TypedLocalObjectReference": "apiGroup s 1p; kind! s 2; name! s 3",
     "TypedObjectReference": "apiGroup s 1p; kind! s 2; name! s 3; namespace s 4p",
     "Volume": (
@@ -170,8 +174,8 @@ MESSAGES: dict[str, str] = {
         "image @core:ImageVolumeSource; VolumeSource @core:VolumeSource 2n"),
     "VolumeDevice": "name! s 1; devicePath! s 2",
     "VolumeMount": (
-        "name! s 1; readOnly b 2; recursiveReadOnly s 7p; mountPath! s 3; subPath s 4; mountPropagation s 5p; "
-        "subPathExpr s 6"),
+        "name! s 1; readOnly b 2; recursiveReadOnly s<RecursiveReadOnlyMode> 7p; mountPath! s 3; subPath s 4; "
+        "mountPropagation s<MountPropagationMode> 5p; subPathExpr s 6"),
     "VolumeMountStatus": "name! s 1; mountPath! s 2; readOnly b 3; recursiveReadOnly s 4p",
     "VolumeNodeAffinity": "required @core:NodeSelector",
     "VolumeProjection": (

@@ -12,18 +12,20 @@ OpenAPI definition of (subresources, reviews, options).
 from __future__ import annotations
 
 MESSAGES: dict[str, str] = {
-    "Condition": "type! s; status! s; observedGeneration i64; lastTransitionTime! t; reason! s; message! s",
+    "Condition": (
+        "type! s; status! s<ConditionStatus>; observedGeneration i64; lastTransitionTime! t; reason! s; message! s"),
     "ObjectMeta": (
-        "name s 1; generateName s 2; namespace s 3; selfLink s 4; uid s 5; resourceVersion s 6; generation i64 7; "
-        "creationTimestamp t 8; deletionTimestamp t 9; deletionGracePeriodSeconds i64 10p; labels {}s 11; "
-        "annotations {}s 12; ownerReferences [map=uid]@meta:OwnerReference 13; finalizers [set/merge]s 14; "
-        "managedFields [atomic]@meta:ManagedFieldsEntry 17"),
+        "name s 1; generateName s 2; namespace s 3; selfLink s 4; uid s<types.UID> 5; resourceVersion s 6; "
+        "generation i64 7; creationTimestamp t 8; deletionTimestamp t 9; deletionGracePeriodSeconds i64 10p; "
+        "labels {}s 11; annotations {}s 12; ownerReferences [map=uid]@meta:OwnerReference 13; "
+        "finalizers [set/merge]s 14; managedFields [atomic]@meta:ManagedFieldsEntry 17"),
     "ManagedFieldsEntry": (
         "manager s 1; operation s 2; apiVersion s 3; time t 4; fieldsType s 6; fieldsV1 j 7; subresource s 8"),
     "OwnerReference": (
-        "(atomic) apiVersion! s 5; kind! s 1; name! s 3; uid! s 4; controller b 6p; blockOwnerDeletion b 7p"),
+        "(atomic) apiVersion! s 5; kind! s 1; name! s 3; uid! s<types.UID> 4; controller b 6p; "
+        "blockOwnerDeletion b 7p"),
     "LabelSelector": "(atomic) matchLabels {}s 1; matchExpressions [atomic]@meta:LabelSelectorRequirement 2",
-    "LabelSelectorRequirement": "key! s 1; operator! s 2; values [atomic]s 3",
+    "LabelSelectorRequirement": "key! s 1; operator! s<LabelSelectorOperator> 2; values [atomic]s 3",
     "DeleteOptions": (
         "gracePeriodSeconds i64 1p; preconditions @meta:Preconditions 2; orphanDependents b 3p; "
         "propagationPolicy s 4p; dryRun []s 5"),

@@ -16,7 +16,8 @@ MESSAGES: dict[str, str] = {
         "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @policy:PodDisruptionBudgetSpec 2; "
         "status @policy:PodDisruptionBudgetStatus 3"),
     "PodDisruptionBudgetSpec": (
-        "minAvailable x 1p; selector @meta:LabelSelector 2; maxUnavailable x 3p; unhealthyPodEvictionPolicy s 4p"),
+        "minAvailable x 1p; selector @meta:LabelSelector 2; maxUnavailable x 3p; "
+        "unhealthyPodEvictionPolicy s<UnhealthyPodEvictionPolicyType> 4p"),
     "PodDisruptionBudgetStatus": (
         "observedGeneration i64; disruptedPods {}t; disruptionsAllowed! i32; currentHealthy! i32; "
         "desiredHealthy! i32; expectedPods! i32; conditions [map=type]@meta:Condition"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 MESSAGES: dict[str, str] = {
     "PriorityClass": (
         "apiVersion s; kind s; metadata @meta:ObjectMeta 1; value! i32 2; globalDefault b 3; description s 4; "
-        "preemptionPolicy s 5p"),
+        "preemptionPolicy s<PreemptionPolicy> 5p"),
 }
 
 PROTOBUF_ONLY: frozenset[str] = frozenset()
