@@ -9,17 +9,16 @@ first, once, against a small schema per kind: ``simulate`` (:mod:`kubesched.api.
 and the API server (``server/apiserver/registry/registry.py``) both call :func:`check_object`
 before defaulting, and the code after it may rely on the types.
 
-A schema mirrors the Go type, field by field, and is plain data::
+A schema mirrors the Go type, field by field, and is plain data. The schemas of the
+built-in kinds are derived from the declared types (:mod:`kubesched.api.types`, by
+:mod:`kubesched.api.schemas`); a custom resource's is written with the same nodes::
 
-    from kubesched.api.schema import BOOL, INT32, INT_OR_STRING, STRING, ListOf, MapOf, Str, Struct, register
+    from kubesched.api.schema import INT32, STRING, MapOf, Struct, register
     from kubesched.api.schemas import OBJECT_META
 
-    SERVICE_PORT = Struct("v1.ServicePort", name=STRING, port=INT32, protocol=Str("v1.Protocol"),
-                          targetPort=INT_OR_STRING, nodePort=INT32)
-    SERVICE = Struct("v1.Service", metadata=OBJECT_META, spec=Struct(
-        "v1.ServiceSpec", ports=ListOf(SERVICE_PORT), selector=MapOf(STRING),
-        publishNotReadyAddresses=BOOL))
-    register("Service", SERVICE)
+    WIDGET = Struct("v1.Widget", metadata=OBJECT_META, spec=Struct(
+        "v1.WidgetSpec", size=INT32, labels=MapOf(STRING)))
+    register("Widget", WIDGET)
 
 * leaves: :data:`STRING` (or ``Str("v1.Protocol")`` for a named string type, which Go
   prints by name), :data:`BOOL`, :data:`INT32`, :data:`INT64`, :data:`FLOAT64`,
@@ -27,16 +26,15 @@ A schema mirrors the Go type, field by field, and is plain data::
   :data:`INT_OR_STRING`, :data:`TIME` (``metav1.Time``), :data:`ANY` (not checked: raw
   extensions, free-form JSON);
 * ``Struct(go_type, **fields)``: an object; fields not listed are not checked (unknown
-  fields are kept, as kubesched keeps them), so a struct kubesched never reads can be
-  declared with no fields at all and is then only checked to be an object;
+  fields are kept, as kubesched keeps them);
 * ``ListOf(elem)``, ``MapOf(elem)`` (map keys are always strings in JSON; errors name the
   entry unless ``key_in_path=False``); ``Struct.extend(**fields)`` adds fields to a copy.
 
-To add a kind: declare its schema next to the others in :mod:`kubesched.api.schemas`
-(reusing ``OBJECT_META``, ``LABEL_SELECTOR``, ``POD_TEMPLATE_SPEC``, ...) and
-``register`` it there, so :func:`schema_for` finds it; from then on ``simulate`` and the
-API server check it. A decoder of its own calls ``raw = check_object(raw)`` (or
-``check(raw, SCHEMA)``) before it reads anything, and can then trust the types.
+To check a built-in kind: declare its type in :mod:`kubesched.api.types` and ``register``
+it in :mod:`kubesched.api.schemas`, so :func:`schema_for` finds it; from then on
+``simulate`` and the API server check it. A decoder of its own calls ``raw =
+check_object(raw)`` (or ``check(raw, SCHEMA)``) before it reads anything, and can then
+trust the types.
 
 ``null`` is accepted everywhere: Go leaves the zero value, so :func:`check` returns the
 object without the null fields it knows and with zero values for null list items and map

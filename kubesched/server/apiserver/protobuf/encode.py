@@ -17,7 +17,8 @@ import datetime as dt
 import json
 from typing import Any
 
-from kubesched.server.apiserver.protobuf.decode import MAGIC, MEDIA_TYPE, SCHEMA
+from kubesched.server.apiserver.protobuf.decode import MAGIC, MEDIA_TYPE
+from kubesched.server.apiserver.protobuf.tables import SCHEMA
 
 
 
@@ -186,7 +187,7 @@ def _envelope(api_version: str, kind: str, raw: bytes) -> bytes:
 
 def _message_name(api_version: str, kind: str) -> str | None:
     for name in (f"{api_version}/{kind}", kind):
-        if name in SCHEMA and name != "Event":
+        if name in SCHEMA:
             return name
     return None
 

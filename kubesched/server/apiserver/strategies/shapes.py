@@ -10,67 +10,113 @@ the registry, strategies, subresources, tables and selectors use. The scheduling
 of pods and nodes (containers, tolerations, taints, ...) are decoded and checked by
 ``kubesched.api`` (its ``DecodeError`` becomes a 422 naming the field).
 
-A schema is a Python type (``str``, ``int``, ``bool``, ``dict`` for any object), a tuple
-of types (``int`` or ``str`` for IntOrString), ``[t]`` for a list of ``t``, ``{"*": t}``
-for a map of ``t``, or a dict of field schemas for an object with known fields.
+:data:`READS` lists the fields per kind; their JSON types come from the declared types
+(:mod:`kubesched.api.types`). A schema is a Python type (``str``, ``int``, ``bool``,
+``dict`` for any object), a tuple of types (``int`` or ``str`` for IntOrString), ``[t]``
+for a list of ``t``, ``{"*": t}`` for a map of ``t``, or a dict of field schemas for an
+object with known fields.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
+from kubesched.api.types import TYPES, ref
 from kubesched.server.apiserver import errors as E
 
 Schema = Any
 STRMAP: Schema = {"*": str}
-LABEL_SELECTOR: Schema = {"matchLabels": STRMAP, "matchExpressions": [{"key": str, "operator": str, "values": [str]}]}
-OBJECT_META: Schema = {
-    "name": str, "generateName": str, "namespace": str, "uid": str, "resourceVersion": str, "selfLink": str,
-    "creationTimestamp": str, "deletionTimestamp": str, "generation": int, "deletionGracePeriodSeconds": int,
-    "labels": STRMAP, "annotations": STRMAP, "finalizers": [str], "managedFields": [dict],
-    "ownerReferences": [{"apiVersion": str, "kind": str, "name": str, "uid": str, "controller": bool,
-                         "blockOwnerDeletion": bool}],
+# the JSON types of the declared types (notation: kubesched.api.types.grammar); Quantity, Time and bytes are strings
+_PY: dict[str, Schema] = {"s": str, "q": str, "t": str, "mt": str, "y": str, "b": bool, "i32": int, "i64": int,
+                          "f64": float, "x": (int, str), "any": dict, "j": dict}
+# the fields this server reads: kind -> (the groups declaring it, first match wins; field paths)
+_META_READS = (
+    "name", "generateName", "namespace", "uid", "resourceVersion", "selfLink", "creationTimestamp",
+    "deletionTimestamp", "generation", "deletionGracePeriodSeconds", "labels", "annotations", "finalizers",
+    "managedFields", "ownerReferences.apiVersion", "ownerReferences.kind", "ownerReferences.name",
+    "ownerReferences.uid", "ownerReferences.controller", "ownerReferences.blockOwnerDeletion")
+READS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "Pod": (("core",), (
+        "spec.nodeName", "spec.schedulerName", "spec.priorityClassName", "spec.priority", "spec.restartPolicy",
+        "spec.serviceAccountName", "spec.hostNetwork", "spec.nodeSelector", "spec.terminationGracePeriodSeconds",
+        "status.phase", "status.podIP", "status.podIPs.ip", "status.nominatedNodeName", "status.conditions.type",
+        "status.conditions.status", "status.conditions.reason", "status.conditions.message")),
+    "Node": (("core",), (
+        "spec.unschedulable", "spec.podCIDR", "spec.providerID", "status.conditions.type",
+        "status.conditions.status", "status.addresses.type", "status.addresses.address", "status.capacity",
+        "status.allocatable")),
+    "Namespace": (("core",), (
+        "spec.finalizers", "status.phase")),
+    "Service": (("core",), (
+        "spec.selector", "spec.type", "spec.clusterIP", "spec.clusterIPs", "spec.ports.name", "spec.ports.protocol",
+        "spec.ports.port", "spec.ports.targetPort", "spec.ports.nodePort")),
+    "ConfigMap": (("core",), (
+        "data", "binaryData", "immutable")),
+    "Event": (("core", "events"), (
+        "involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+        "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "regarding.kind",
+        "regarding.namespace", "regarding.name", "regarding.uid", "regarding.apiVersion",
+        "regarding.resourceVersion", "regarding.fieldPath", "related.kind", "related.namespace", "related.name",
+        "related.uid", "related.apiVersion", "related.resourceVersion", "related.fieldPath", "reason", "message",
+        "note", "type", "action", "count", "deprecatedCount", "firstTimestamp", "lastTimestamp", "eventTime",
+        "reportingComponent", "reportingController", "reportingInstance", "source.component", "source.host",
+        "deprecatedSource.component", "deprecatedSource.host", "series.count", "series.lastObservedTime")),
+    "PriorityClass": (("scheduling",), (
+        "value", "globalDefault", "description", "preemptionPolicy")),
+    "PodDisruptionBudget": (("policy",), (
+        "spec.minAvailable", "spec.maxUnavailable", "spec.selector.matchLabels",
+        "spec.selector.matchExpressions.key", "spec.selector.matchExpressions.operator",
+        "spec.selector.matchExpressions.values", "spec.unhealthyPodEvictionPolicy", "status.disruptionsAllowed",
+        "status.currentHealthy", "status.desiredHealthy", "status.expectedPods", "status.observedGeneration",
+        "status.disruptedPods", "status.conditions")),
+    "Lease": (("coordination",), (
+        "spec.holderIdentity", "spec.leaseDurationSeconds", "spec.leaseTransitions", "spec.acquireTime",
+        "spec.renewTime")),
+    "Deployment": (("apps",), (
+        "spec.replicas", "spec.selector.matchLabels", "spec.selector.matchExpressions.key",
+        "spec.selector.matchExpressions.operator", "spec.selector.matchExpressions.values",
+        *(f"spec.template.metadata.{p}" for p in _META_READS), "spec.template.spec", "spec.minReadySeconds",
+        "spec.paused", "spec.strategy.type", "spec.strategy.rollingUpdate.maxSurge",
+        "spec.strategy.rollingUpdate.maxUnavailable", "spec.revisionHistoryLimit", "spec.progressDeadlineSeconds",
+        "status.replicas", "status.readyReplicas", "status.availableReplicas", "status.updatedReplicas",
+        "status.observedGeneration", "status.conditions")),
+    "ReplicaSet": (("apps",), (
+        "spec.replicas", "spec.selector.matchLabels", "spec.selector.matchExpressions.key",
+        "spec.selector.matchExpressions.operator", "spec.selector.matchExpressions.values",
+        *(f"spec.template.metadata.{p}" for p in _META_READS), "spec.template.spec", "spec.minReadySeconds",
+        "status.replicas", "status.readyReplicas", "status.availableReplicas", "status.observedGeneration",
+        "status.conditions")),
 }
-TEMPLATE: Schema = {"metadata": OBJECT_META, "spec": dict}
-OBJECT_REF: Schema = {"kind": str, "namespace": str, "name": str, "uid": str, "apiVersion": str,
-                      "resourceVersion": str, "fieldPath": str}
-WORKLOAD: Schema = {"spec": {"replicas": int, "selector": LABEL_SELECTOR, "template": TEMPLATE, "minReadySeconds": int,
-                             "paused": bool, "strategy": {"type": str, "rollingUpdate": {"maxSurge": (int, str),
-                                                                                          "maxUnavailable": (int, str)}},
-                             "revisionHistoryLimit": int, "progressDeadlineSeconds": int},
-                    "status": {"replicas": int, "readyReplicas": int, "availableReplicas": int,
-                               "updatedReplicas": int, "observedGeneration": int, "conditions": [dict]}}
-KINDS: dict[str, Schema] = {
-    "Pod": {"spec": {"nodeName": str, "schedulerName": str, "priorityClassName": str, "priority": int,
-                     "restartPolicy": str, "serviceAccountName": str, "hostNetwork": bool,
-                     "nodeSelector": STRMAP, "terminationGracePeriodSeconds": int},
-            "status": {"phase": str, "podIP": str, "podIPs": [{"ip": str}], "nominatedNodeName": str,
-                       "conditions": [{"type": str, "status": str, "reason": str, "message": str}]}},
-    "Node": {"spec": {"unschedulable": bool, "podCIDR": str, "providerID": str},
-             "status": {"conditions": [{"type": str, "status": str}], "addresses": [{"type": str, "address": str}],
-                        "capacity": STRMAP, "allocatable": STRMAP}},
-    "Namespace": {"spec": {"finalizers": [str]}, "status": {"phase": str}},
-    "Service": {"spec": {"selector": STRMAP, "type": str, "clusterIP": str, "clusterIPs": [str],
-                         "ports": [{"name": str, "protocol": str, "port": int, "targetPort": (int, str),
-                                    "nodePort": int}]}},
-    "ConfigMap": {"data": STRMAP, "binaryData": STRMAP, "immutable": bool},
-    "Event": {"involvedObject": OBJECT_REF, "regarding": OBJECT_REF, "related": OBJECT_REF, "reason": str,
-              "message": str, "note": str, "type": str, "action": str, "count": int, "deprecatedCount": int,
-              "firstTimestamp": str, "lastTimestamp": str, "eventTime": str, "reportingComponent": str,
-              "reportingController": str, "reportingInstance": str,
-              "source": {"component": str, "host": str}, "deprecatedSource": {"component": str, "host": str},
-              "series": {"count": int, "lastObservedTime": str}},
-    "PriorityClass": {"value": int, "globalDefault": bool, "description": str, "preemptionPolicy": str},
-    "PodDisruptionBudget": {"spec": {"minAvailable": (int, str), "maxUnavailable": (int, str),
-                                     "selector": LABEL_SELECTOR, "unhealthyPodEvictionPolicy": str},
-                            "status": {"disruptionsAllowed": int, "currentHealthy": int, "desiredHealthy": int,
-                                       "expectedPods": int, "observedGeneration": int, "disruptedPods": STRMAP,
-                                       "conditions": [dict]}},
-    "Lease": {"spec": {"holderIdentity": str, "leaseDurationSeconds": int, "leaseTransitions": int,
-                       "acquireTime": str, "renewTime": str}},
-    "Deployment": WORKLOAD, "ReplicaSet": WORKLOAD,
-    "PodGroup": {"spec": {"minMember": int, "scheduleTimeoutSeconds": int, "minResources": STRMAP}},
-}
+
+
+def _typed(spec: str, rest: list[str]) -> Schema:
+    if spec.startswith("["):
+        return [_typed(spec.split("]", 1)[1], rest)]
+    if spec.startswith("{}"):
+        return {"*": _typed(spec[2:], rest)}
+    target = ref(spec)
+    if target is not None:
+        return _declared((target[0],), target[1], rest) if rest else dict
+    return _PY[spec]
+
+
+def _declared(groups: tuple[str, ...], name: str, paths: Iterable[str]) -> dict[str, Schema]:
+    """The schema of the listed fields of a declared type, with their declared JSON types."""
+    firsts: dict[str, list[str]] = {}
+    for path in paths:
+        head, _, rest = path.partition(".")
+        firsts.setdefault(head, []).extend([rest] if rest else [])
+    out: dict[str, Schema] = {}
+    for head, subpaths in firsts.items():
+        field = next(f for f in (TYPES[(g, name)].field(head) for g in groups if (g, name) in TYPES) if f)
+        out[head] = _typed(field.type, subpaths)
+    return out
+
+
+OBJECT_META: Schema = _declared(("meta",), "ObjectMeta", _META_READS)
+KINDS: dict[str, Schema] = {kind: _declared(groups, kind, paths) for kind, (groups, paths) in READS.items()}
+KINDS["PodGroup"] = {"spec": {"minMember": int, "scheduleTimeoutSeconds": int, "minResources": STRMAP}}  # a CRD
 _GO_TYPES: dict[Any, str] = {str: "string", int: "int64", bool: "bool", dict: "object", float: "float64"}
 
 

@@ -1,11 +1,12 @@
-"""The served types described once (:mod:`.dsl`), for the OpenAPI documents, ``fieldValidation``
-and server-side apply; :func:`definition_for` names the definition of a kind."""
+"""The OpenAPI definitions of the served types (:mod:`.dsl`), derived from the declared types
+for the OpenAPI documents, ``fieldValidation`` and server-side apply; :func:`definition_for`
+names the definition of a kind."""
 
 from __future__ import annotations
 
-from kubesched.server.apiserver.typedefs import compact, kinds, pod, workctl  # noqa: F401 (they register the definitions)
-from kubesched.server.apiserver.typedefs.kinds import generic as definition_for
+from kubesched.server.apiserver.typedefs import derived
+from kubesched.server.apiserver.typedefs.derived import generic as definition_for
 
-compact.load()  # after the hand-written ones, which win
+derived.load()
 
 __all__ = ["definition_for"]
