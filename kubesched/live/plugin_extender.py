@@ -42,7 +42,7 @@ from kubesched.api.objects import Node, Pod
 from kubesched.cache.cache import Cache
 from kubesched.cache.snapshot import Snapshot
 from kubesched.cluster.inprocess import InProcessCluster
-from kubesched.config import SchedulerConfig, build_profiles
+from kubesched.config import SchedulerConfig
 from kubesched.framework.clock import RealClock
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.errors import ProfileError
@@ -52,8 +52,7 @@ from kubesched.framework.registry import Registry
 from kubesched.framework.runtime.framework import Framework
 from kubesched.framework.status import Code, Status
 from kubesched.live.scheduler import LiveScheduler
-from kubesched.plugins.registry import default_multipoint
-from kubesched.scheduler.scheduler import Scheduler
+from kubesched.scheduler.factory import new_scheduler
 
 log = logging.getLogger(__name__)
 
@@ -135,10 +134,8 @@ class PluginExtender:
             self.sched = live.sched
         else:
             cluster = InProcessCluster(RealClock().now)
-            self.sched = Scheduler(Cache(), cluster, cluster, cluster.now, random.Random(0))
-            defaults = default_multipoint(self.sched.features)
-            for name, fw in build_profiles(config, registry, defaults, self.sched.new_handle).items():
-                self.sched.add_profile(name, fw)
+            self.sched = new_scheduler(config, cache=Cache(), sink=cluster, objects=cluster, now=cluster.now,
+                                       rng=random.Random(0), registry=registry)
         profiles = self.sched.profiles
         name = profile or config.profiles[0].scheduler_name
         if name not in profiles:

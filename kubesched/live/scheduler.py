@@ -58,7 +58,7 @@ from kubesched.cluster.kube.resources import (
 from kubesched.cluster.kube.dra import KubeDra
 from kubesched.cluster.kube.sink import KubeSink
 from kubesched.cluster.kube.storage import KubeStorage
-from kubesched.config import SchedulerConfig, build_profiles
+from kubesched.config import SchedulerConfig
 from kubesched.scheduler.eventhandlers import EventHandlers
 from kubesched.framework.clock import RealClock
 from kubesched.framework.events import ActionType, Resource
@@ -71,11 +71,9 @@ from kubesched.live.loop import SchedulingLoop
 from kubesched.live.whatif import LiveWhatIf
 from kubesched.live.metrics import SchedulerMetrics
 from kubesched.framework.features import Features
-from kubesched.plugins.registry import default_multipoint, in_tree_registry
 from kubesched.queue.moves import QueueMove
-from kubesched.queue.scheduling_queue import SchedulingQueue
 from kubesched.explanation.attempt import Attempt
-from kubesched.scheduler.scheduler import Scheduler
+from kubesched.scheduler.factory import QueueOptions, new_scheduler
 
 log = logging.getLogger(__name__)
 
@@ -154,26 +152,22 @@ class LiveScheduler:
                            guard=self.sink.guard)
         self.binder = Binder(options.binding_workers, after_each=self._after_binding)
         seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
-        self.sched = Scheduler(self.cache, self.sink, self.objects, self.clock.now, random.Random(seed),
-                               tie_break_by_name=options.tie_break_by_name, explain=options.explain,
-                               run_binding=self.binder.submit, storage=self.storage, storage_writer=self.storage,
-                               dra=self.dra, dra_writer=self.dra,
-                               extenders=[HTTPExtender(e) for e in config.extenders],
-                               features=options.features() if callable(options.features) else options.features)
-        profiles = build_profiles(config, registry or in_tree_registry(), default_multipoint(self.sched.features),
-                                  self.sched.new_handle)
-        for name, fw in profiles.items():
-            self.sched.add_profile(name, fw)
         # queue moves go to these (explain history, metrics); the queue keeps no log of its own
         self.move_hooks: list[Callable[[QueueMove], None]] = []
+        self.sched = new_scheduler(
+            config, cache=self.cache, sink=self.sink, objects=self.objects, now=self.clock.now,
+            rng=random.Random(seed), registry=registry, tie_break_by_name=options.tie_break_by_name,
+            explain=options.explain, run_binding=self.binder.submit, storage=self.storage,
+            storage_writer=self.storage, dra=self.dra, dra_writer=self.dra,
+            extenders=[HTTPExtender(e) for e in config.extenders],
+            features=options.features() if callable(options.features) else options.features,
+            queue=QueueOptions(pod_lister=self.objects.current_pod, listener=self._on_move, keep_moves=False))
+        profiles = self.sched.profiles
         self.store = ExplainStore(options.explain_attempts_per_pod, options.explain_max_attempts)
         self.whatif = LiveWhatIf(self.sched, self.pods.get_namespaced, lambda: list(self.priority_classes.values()))
         self.move_hooks.append(self.store.on_move)
-        self.queue = SchedulingQueue.for_profiles(
-            profiles, self.clock.now, initial_backoff=float(config.pod_initial_backoff_seconds),
-            max_backoff=float(config.pod_max_backoff_seconds), pod_lister=self.objects.current_pod,
-            listener=self._on_move, keep_moves=False)
-        self.sched.queue = self.queue
+        assert self.sched.queue is not None
+        self.queue = self.sched.queue
         self.sched.current_pod = self.objects.current_pod
         self.handlers = EventHandlers(self.sched)
         self.loop = SchedulingLoop(self.sched, self.queue, self.handlers, self.clock.now,

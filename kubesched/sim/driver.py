@@ -26,16 +26,14 @@ from kubesched.cache.cache import Cache
 from kubesched.cluster.dra import InProcessDra
 from kubesched.cluster.inprocess import ClusterChange, InProcessCluster
 from kubesched.cluster.storage import InProcessStorage
-from kubesched.config import SchedulerConfig, build_profiles
+from kubesched.config import SchedulerConfig
 from kubesched.scheduler.eventhandlers import EventHandlers
 from kubesched.framework.events import ActionType, Resource
 from kubesched.framework.interface import QueuedPodInfo
 from kubesched.plugins.preemption.pdb import disruptions_allowed
 from kubesched.framework.features import Features
-from kubesched.plugins.registry import default_multipoint, in_tree_registry
-from kubesched.queue.scheduling_queue import SchedulingQueue
 from kubesched.explanation.attempt import Attempt
-from kubesched.scheduler.scheduler import Scheduler
+from kubesched.scheduler.factory import QueueOptions, new_scheduler
 from kubesched.sim.clock import VirtualClock
 from kubesched.sim.timeline import Timeline
 
@@ -116,23 +114,18 @@ class Simulation:
         for p in self.cluster.pods.values():
             if p.node_name:
                 self.cache.add_pod(p)
-        self.sched = Scheduler(self.cache, self.cluster, self.cluster, self.clock.now,
-                               random.Random(seed), tie_break_by_name=tie_break == "name",
-                               explain=explain, storage=self.storage, storage_writer=self.storage,
-                               dra=self.dra, dra_writer=self.dra,
-                               extenders=[HTTPExtender(e) for e in config.extenders],
-                               features=features or Features.for_version(getattr(manifest, "kubernetes_version", None)))
+        self.sched = new_scheduler(
+            config, cache=self.cache, sink=self.cluster, objects=self.cluster, now=self.clock.now,
+            rng=random.Random(seed), tie_break_by_name=tie_break == "name", explain=explain,
+            storage=self.storage, storage_writer=self.storage, dra=self.dra, dra_writer=self.dra,
+            extenders=[HTTPExtender(e) for e in config.extenders],
+            features=features or Features.for_version(getattr(manifest, "kubernetes_version", None)),
+            queue=QueueOptions(pod_lister=lambda p: self.cluster.pods.get(p.uid), listener=self.timeline.on_move))
         self.features = self.sched.features
         self.explain = explain
-        profiles = build_profiles(config, in_tree_registry(), default_multipoint(self.features),
-                                  self.sched.new_handle)
-        for name, fw in profiles.items():
-            self.sched.add_profile(name, fw)
-        self.queue = SchedulingQueue.for_profiles(
-            profiles, self.clock.now, initial_backoff=float(config.pod_initial_backoff_seconds),
-            max_backoff=float(config.pod_max_backoff_seconds),
-            pod_lister=lambda p: self.cluster.pods.get(p.uid), listener=self.timeline.on_move)
-        self.sched.queue = self.queue
+        profiles = self.sched.profiles
+        assert self.sched.queue is not None
+        self.queue = self.sched.queue
         self.handlers = EventHandlers(self.sched)
         self.outcomes: dict[str, PodOutcome] = {}
         self.on_attempt: Callable[[Attempt], None] | None = None  # e.g. a progress bar, after each attempt
