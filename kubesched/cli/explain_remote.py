@@ -22,7 +22,7 @@ REMOTE_TIMEOUT = 30.0
 
 def add_live_flags(p: argparse.ArgumentParser) -> None:
     """``--explain-attempts-per-pod``, ``--explain-max-attempts``, ``--result-annotations``."""
-    from kubesched.explanation.store import DEFAULT_MAX_ATTEMPTS, DEFAULT_PER_POD
+    from kubesched.explanation.limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_PER_POD
 
     p.add_argument("--explain-attempts-per-pod", type=int, default=DEFAULT_PER_POD, metavar="N",
                    help=f"scheduling attempts kept per pod for /debug/explain (default {DEFAULT_PER_POD})")

@@ -15,6 +15,16 @@ from kubesched.api.errors import KubeschedError
 from kubesched.cli import loadargs
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the version is looked up only when asked for (importlib.metadata is
+    slow to import, and ``--help`` should be quick)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        print(f"kubesched {package_version()}")
+        parser.exit()
+
+
 def package_version() -> str:
     """The installed distribution's version (pyproject.toml), or ``unknown`` when kubesched
     runs from a source tree that was never installed."""
@@ -43,7 +53,7 @@ def _common_sim_args(p: argparse.ArgumentParser, files_required: bool = True) ->
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kubesched", description="kubesched: a Kubernetes-compatible pod scheduler (simulate, serve, run).")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-v INFO, -vv DEBUG)")
-    parser.add_argument("--version", action="version", version=f"kubesched {package_version()}")
+    parser.add_argument("--version", action=_VersionAction, nargs=0, help="print kubesched's version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     sim = sub.add_parser("simulate", help="where would these pods land, and why is that one Pending?")
     _common_sim_args(sim)

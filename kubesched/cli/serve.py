@@ -20,7 +20,7 @@ from kubesched.api.errors import KubeschedError, QuantityError
 from kubesched.api.kubeversion import NEWEST
 from kubesched.api.quantity import parse_quantity
 from kubesched.cli import serve_cluster, versionargs
-from kubesched.server.apiserver.http.limits import DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES
+from kubesched.server.apiserver.http.inflight import DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES
 
 if TYPE_CHECKING:
     from kubesched.config import SchedulerConfig

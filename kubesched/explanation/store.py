@@ -20,11 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.explanation.limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_PER_POD
 from kubesched.queue.moves import QueueMove
 from kubesched.explanation.attempt import Attempt
 
-DEFAULT_PER_POD = 5
-DEFAULT_MAX_ATTEMPTS = 1000
 DEFAULT_MOVES_PER_POD = 20
 
 

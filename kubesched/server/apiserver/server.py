@@ -48,7 +48,7 @@ from kubesched.server.apiserver.authn.clientcert import server_ssl_options, with
 from kubesched.server.apiserver.registry.deletion import reap
 from kubesched.server.apiserver.http.httpproto import READ_HEADER_TIMEOUT, listen, with_header_timeout
 from kubesched.server.apiserver.kubeconfig import write_kubeconfig
-from kubesched.server.apiserver.http.limits import DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES
+from kubesched.server.apiserver.http.inflight import DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.server.apiserver.registry.tokens import ISSUER
 from kubesched.server.apiserver.authn.tls import TlsFiles, ensure_certificates

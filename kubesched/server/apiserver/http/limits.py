@@ -22,13 +22,11 @@ from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from kubesched.server.apiserver.http.inflight import DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES
 from kubesched.server.apiserver import errors as E
 from kubesched.server.apiserver.authz.requestinfo import request_info
 from kubesched.server.store import dumps
 
-DEFAULT_MAX_READONLY = 400  # --max-requests-inflight
-DEFAULT_MAX_MUTATING = 200  # --max-mutating-requests-inflight
-DEFAULT_MAX_WATCHES = 10_000
 KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"})
 READONLY_METHODS = frozenset({"GET", "HEAD"})
 RETRY_AFTER = "1"
