@@ -66,7 +66,8 @@ from kubesched.framework.registry import Registry
 from kubesched.explanation.kssresults import ProfilePlugins
 from kubesched.live.annotations import ResultAnnotator
 from kubesched.live.binder import Binder
-from kubesched.explanation.store import DEFAULT_MAX_ATTEMPTS, DEFAULT_PER_POD, ExplainStore
+from kubesched.explanation.limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_PER_POD
+from kubesched.explanation.store import ExplainStore
 from kubesched.live.loop import SchedulingLoop
 from kubesched.live.whatif import LiveWhatIf
 from kubesched.live.metrics import SchedulerMetrics

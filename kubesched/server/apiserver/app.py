@@ -39,9 +39,8 @@ from kubesched.server.apiserver.authz.requestinfo import query_of
 from kubesched.server.apiserver.authz.reviews import Reviews, TokenAuthenticator
 from kubesched.server.apiserver.http.fastrequest import ApiRequest
 from kubesched.server.apiserver.http.handlers import api_endpoint, json_response, status_response
-from kubesched.server.apiserver.http.limits import (
-    DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES, RequestLimits, kind_of,
-)
+from kubesched.server.apiserver.http.inflight import DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES
+from kubesched.server.apiserver.http.limits import RequestLimits, kind_of
 from kubesched.server.apiserver.http.metrics import CONTENT_TYPE, ApiMetrics
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.server.apiserver.registry.tokens import ISSUER, TokenIssuer
