@@ -72,10 +72,12 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="also serve the web UI (read-only) at / on --port")
     p.add_argument("--identity", metavar="ID", default="",
                    help="this replica's name in the Lease (default: <hostname>_<uuid>, as kube-scheduler)")
+    from kubesched.cli import tiebreak
     from kubesched.cli.explain_remote import add_live_flags
 
     add_live_flags(p)
     versionargs.add_arguments(p, default="the API server's own, from its /version")
+    tiebreak.add_flags(p)
 
 
 def _read_text(path: str) -> str:
@@ -156,6 +158,7 @@ def _is_loopback(host: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    from kubesched.cli import tiebreak
     from kubesched.cli.explain_remote import live_options
     from kubesched.cli.render import document_text
     from kubesched.live import LiveOptions
@@ -196,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             replica = Replica(config, client, registry=registry, identity=args.identity or None,
                               lease_client=lease_client, on_event=on_event,
-                              options=LiveOptions(**live_options(args), features=fts))
+                              options=LiveOptions(**live_options(args), **tiebreak.options(args), features=fts))
         except KubeschedError as exc:  # a profile that cannot be built: name the file
             raise KubeschedError(f"{args.config}: {exc}") from exc
         if args.port >= 0:

@@ -87,9 +87,11 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--scheduler-process", action="store_true",
                    help="run the scheduler as a child process against the server's URL (its own interpreter: "
                         "faster with more than one core; its metrics are not on the server's /metrics)")
+    from kubesched.cli import tiebreak
     from kubesched.cli.explain_remote import add_live_flags
 
     add_live_flags(p)
+    tiebreak.add_flags(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -141,12 +143,14 @@ def run(args: argparse.Namespace) -> int:
             server.sock.close()
             raise
         if args.scheduler_process:
+            from kubesched.cli import tiebreak
             from kubesched.cli.serve_process import SchedulerProcess
 
             component.live.client.close()  # the child builds its own
             server.components.append(SchedulerProcess(server.kubeconfig, args.config, args.verbose,
                                                       kubernetes_version=fts.version,
-                                                      feature_gates=args.feature_gates))
+                                                      feature_gates=args.feature_gates,
+                                                      extra_args=tiebreak.argv(args)))
             component = None  # a child scheduler: the web UI sees the API objects only, no queue or explain
         else:
             server.components.append(component)
@@ -269,7 +273,8 @@ def build_scheduler(config_path: str | None, config: "SchedulerConfig", kubeconf
 
 
 def _live_options(args: argparse.Namespace, fts: "Features") -> "LiveOptions":
+    from kubesched.cli import tiebreak
     from kubesched.cli.explain_remote import live_options
     from kubesched.live import LiveOptions
 
-    return LiveOptions(**live_options(args), features=fts)
+    return LiveOptions(**live_options(args), **tiebreak.options(args), features=fts)
