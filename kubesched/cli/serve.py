@@ -78,6 +78,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--max-watches", type=int, default=DEFAULT_MAX_WATCHES, metavar="N",
                    help=f"watches open at once; more get 429 (default {DEFAULT_MAX_WATCHES})")
     serve_cluster.add_flags(p)
+    p.add_argument("--from", dest="from_path", metavar="SNAPSHOT|RECORDING",
+                   help="start an empty cluster with the objects of a `kubesched snapshot` (file or directory) or "
+                        "the starting state of a `kubesched record` recording")
     p.add_argument("--config", metavar="FILE",
                    help="KubeSchedulerConfiguration of the scheduler inside (default: upstream's defaults)")
     versionargs.add_arguments(p, default=f"{NEWEST}, or $KUBESCHED_KUBERNETES_VERSION")
@@ -132,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
         raise KubeschedError(f"--token-file: {exc}") from None
     except OSError as exc:
         raise KubeschedError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    if args.from_path:
+        _load_from(server, args.from_path)
     serve_cluster.create_nodes(server.registry, node_pools)
     server.components.extend(serve_cluster.components(args))
     component = None
@@ -203,6 +208,20 @@ def _listening(server: "ApiServer") -> str:
     shown = f"[{host}]" if ":" in host else host
     scheme = server.url.split("://", 1)[0]
     return f"{scheme}://{shown}:{port} (every address of this machine; the kubeconfig names {server.url})"
+
+
+def _load_from(server: "ApiServer", path: str) -> None:
+    """``--from``: the snapshot's objects, created before any component starts."""
+    from kubesched.cli import serve_from
+
+    try:
+        objects = serve_from.read_objects(path)
+        loaded = serve_from.load(server.registry, objects, path)
+    except KubeschedError:
+        server.store.close()
+        server.sock.close()
+        raise
+    print(f"loaded from {path}: {loaded.summary()}", flush=True)
 
 
 def _raise_open_files(connections: int) -> None:
