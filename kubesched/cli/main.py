@@ -96,6 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
     from kubesched.cli import experiment
 
     experiment.add_parsers(sub)
+
+    from kubesched.cli import record
+
+    record.add_parser(sub)
     return parser
 
 
@@ -148,6 +152,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from kubesched.cli import experiment
 
             return experiment.run(args)
+        if args.command == "record":
+            from kubesched.cli import record
+
+            return record.run(args)
         if args.command == "extender":
             from kubesched.cli import extender
 
