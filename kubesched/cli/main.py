@@ -96,7 +96,6 @@ def build_parser() -> argparse.ArgumentParser:
     from kubesched.cli import experiment
 
     experiment.add_parsers(sub)
-
     from kubesched.cli import record
 
     record.add_parser(sub)

@@ -1,0 +1,220 @@
+"""``kubesched replay --trace RECORDING``: a recording of a live cluster (``kubesched
+record``) replayed on the virtual clock, through the real scheduler, with any configuration.
+
+The cluster starts as recorded (the ``initial`` objects, loaded as ``simulate -f`` loads a
+snapshot). Then, at their recorded times (virtual seconds since the recording started):
+
+* a pod created **pending** for one of this configuration's profiles joins the queue and
+  kubesched schedules it (its recorded binding is kept for the comparison only);
+* a pod of another scheduler (a ``schedulerName`` no profile has) waits and is bound where
+  the recording bound it, when it bound it; a pod created already bound (DaemonSet pods,
+  static pods) arrives bound;
+* a pod that finished or was deleted is deleted (pending or bound);
+* nodes are added, changed (labels, taints, unschedulable, allocatable) and removed;
+  PriorityClasses, PDBs, namespaces and the workload objects PodTopologySpread's default
+  constraints read (Services, ReplicaSets, ...) are added, changed and removed.
+
+Changes to other kinds (PVCs, PVs, DRA claims and slices, storage classes) are counted in
+``notReplayed`` and not applied: their starting state is used as recorded.
+
+The comparison (:func:`compare`): for each pod kubesched scheduled and the recording shows
+bound by a scheduler, whether both chose the same node. An attempt with more than one best
+node is a tie: with ``--tie-break random`` its outcome is a draw, so the agreement is also
+reported over the pods without ties (with ``--tie-break name`` on both sides, as serve and
+run allow, ties are broken alike: the lowest node name).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from kubesched.api.decode import Manifest, load_manifests
+from kubesched.api.defaults import default_manifest
+from kubesched.api.errors import DecodeError
+from kubesched.api.objects import Node, Pod
+from kubesched.api.policy import Namespace, PodDisruptionBudget, PriorityClass
+from kubesched.api.workloads import WORKLOAD_KINDS, Workload
+from kubesched.sim.capacity.common import RunOptions
+from kubesched.sim.recording.reader import Event, Recording
+from kubesched.sim.replay.engine import Replay, ReplayResult
+
+RECORDED = 2  # heap order of recorded events: after the engine's own at equal times; file order among them
+
+
+def starting_state(rec: Recording) -> Manifest:
+    """The recording's ``initial`` objects, as ``simulate -f`` would load them from a snapshot."""
+    with tempfile.TemporaryDirectory(prefix="kubesched-recording-") as tmp:
+        path = os.path.join(tmp, "initial.json")
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump({"apiVersion": "v1", "kind": "List", "items": rec.initial}, fh)
+        try:
+            return load_manifests([path])
+        except DecodeError as exc:
+            raise DecodeError(exc.message, field=exc.field, obj=exc.obj,
+                              file=f"{rec.path} (starting state)") from None
+
+
+class RecordedReplay(Replay):
+    def __init__(self, manifest: Manifest, rec: Recording, opts: RunOptions) -> None:
+        super().__init__(manifest, [], opts, explain=True)
+        self.path = rec.path
+        self.classes = {pc.name: pc for pc in manifest.priority_classes}
+        self.recorded: dict[str, tuple[str, str]] = {}  # uid of a pod we schedule -> (node, scheduler)
+        self.ties: set[str] = set()  # uids whose binding attempt had more than one best node
+        self.not_replayed: Counter[str] = Counter()
+        arrivals = 0
+        for ev in rec.events:
+            self._push(ev.t, RECORDED, ev)
+            arrivals += ev.kind == "Pod" and ev.op == "add"
+        self.total += arrivals
+
+    # -- the engine's hooks ----------------------------------------------------------------
+    def _after_attempt(self, pod: Pod, att: Any) -> None:
+        if att.result == "Scheduled" and len(att.best) > 1:
+            self.ties.add(pod.uid)
+
+    def _dispatch(self, kind: int, payload: Any) -> None:
+        if kind != RECORDED:
+            super()._dispatch(kind, payload)
+            return
+        ev: Event = payload
+        try:
+            if ev.kind == "Pod":
+                self._pod(ev)
+            elif ev.kind == "Node":
+                self._node(ev)
+            elif not self._object(ev):
+                self.not_replayed[ev.kind] += 1
+        except DecodeError as exc:
+            raise exc.at(obj=f"line {ev.line}", file=self.path) from None
+
+    # -- pods --------------------------------------------------------------------------------
+    def _decode_pod(self, raw: dict[str, Any]) -> Pod:
+        return Pod.from_dict(default_manifest([raw], self.classes)[0], require_limits=False)
+
+    def _pod(self, ev: Event) -> None:
+        sim = self.sim
+        if ev.op == "add" and ev.object is not None:
+            pod = self._decode_pod(ev.object)
+            if pod.node_name:  # created bound: nobody's scheduling decision
+                sim.cluster.load((), [pod])
+                pod = sim.cluster.pods[pod.uid]
+                sim.handlers.on_pod_add(pod)
+                self.metrics.bound(pod)
+                sim.generation += 1
+            elif pod.scheduler_name in sim.sched.profiles:
+                self._arrive(pod)
+            else:
+                sim.cluster.load((), [pod])  # another scheduler's: bound when the recording binds it
+        elif ev.op == "bind":
+            if ev.uid in self.records:  # ours (pending pods of the starting state arrived at 0)
+                self.recorded[ev.uid] = (ev.node, ev.scheduler)
+                return
+            waiting = sim.cluster.pods.get(ev.uid)
+            if waiting is not None and not waiting.node_name and ev.node in sim.cluster.nodes:
+                sim.cluster.bind(waiting, ev.node)
+        elif ev.op in ("finish", "delete"):
+            if ev.uid in sim.cluster.pods:
+                self._delete(ev.uid)
+        else:
+            self.not_replayed["Pod"] += 1  # a label or spec change of a pod
+
+    # -- nodes and the other objects the scheduler reads -------------------------------------
+    def _node(self, ev: Event) -> None:
+        sim = self.sim
+        nodes = sim.cluster.nodes
+        sim.generation += 1
+        if ev.op == "delete":
+            old = nodes.pop(ev.name, None)
+            if old is not None:
+                sim.handlers.on_node_delete(old)
+                self.metrics.remove_node(ev.name)
+            return
+        assert ev.object is not None
+        new = Node.from_dict(default_manifest([ev.object])[0])
+        old = nodes.get(new.name)
+        nodes[new.name] = new
+        self.metrics.add_node(new)
+        if old is None:
+            sim.handlers.on_node_add(new)
+        else:
+            sim.handlers.on_node_update(old, new)
+
+    def _object(self, ev: Event) -> bool:
+        """Apply a PriorityClass, PDB, Namespace or workload change; False for other kinds."""
+        c = self.sim.cluster
+        gone = ev.op == "delete"
+        raw = default_manifest([ev.object], self.classes)[0] if ev.object is not None else {}
+        if ev.kind == "PriorityClass":
+            if gone:
+                c.priority_classes.pop(ev.name, None)
+            else:
+                c.priority_classes[ev.name] = self.classes[ev.name] = PriorityClass.from_dict(raw)
+        elif ev.kind == "PodDisruptionBudget":
+            c.pdb_list[:] = [p for p in c.pdb_list if (p.namespace, p.name) != (ev.namespace, ev.name)]
+            if not gone:
+                c.pdb_list.append(PodDisruptionBudget.from_dict(raw))
+        elif ev.kind == "Namespace":
+            if gone:
+                c.namespaces.pop(ev.name, None)
+            else:
+                c.namespaces[ev.name] = Namespace.from_dict(raw)
+        elif ev.kind in WORKLOAD_KINDS:
+            if gone:
+                c.workload_index.remove(ev.kind, ev.namespace, ev.name)
+            else:
+                c.workload_index.put(Workload.from_dict(raw))
+        else:
+            return False
+        self.sim.generation += 1
+        return True
+
+
+def compare(replay: RecordedReplay, result: ReplayResult) -> dict[str, Any]:
+    """Per pod: the recorded node and this configuration's; the agreement rates."""
+    pods = []
+    counts: Counter[str] = Counter()
+    by_uid = {uid: rec for uid, rec in replay.records.items()}
+    for uid, rec in by_uid.items():
+        recorded, scheduler = replay.recorded.get(uid, ("", ""))
+        ours = rec.node or ""
+        if recorded and ours:
+            verdict = "agree" if recorded == ours else "disagree"
+        elif recorded:
+            verdict = "recorded-only"
+        elif ours:
+            verdict = "replay-only"
+        else:
+            verdict = "neither"
+        tie = uid in replay.ties
+        counts[verdict] += 1
+        counts[f"{verdict}-tie"] += tie
+        pods.append({"pod": rec.pod, "recorded": recorded or None, "recordedScheduler": scheduler or None,
+                     "replay": ours or None, "result": verdict, "tie": tie})
+    both = counts["agree"] + counts["disagree"]
+    untied = both - counts["agree-tie"] - counts["disagree-tie"]
+    return {
+        "pods": sorted(pods, key=lambda p: str(p["pod"])),
+        "compared": both, "agree": counts["agree"], "disagree": counts["disagree"],
+        "recordedOnly": counts["recorded-only"], "replayOnly": counts["replay-only"], "neither": counts["neither"],
+        "ties": counts["agree-tie"] + counts["disagree-tie"],
+        "agreement": counts["agree"] / both if both else None,
+        "agreementWithoutTies": (counts["agree"] - counts["agree-tie"]) / untied if untied else None,
+    }
+
+
+def replay_recording(rec: Recording, opts: RunOptions, progress: Any = None,
+                     ) -> tuple[RecordedReplay, ReplayResult]:
+    manifest = starting_state(rec)
+    rr = RecordedReplay(manifest, rec, opts)
+    result = rr.run(progress)
+    result.extra["notReplayed"] = dict(rr.not_replayed)
+    return rr, result
+
+
+__all__: Sequence[str] = ("RecordedReplay", "compare", "replay_recording", "starting_state")
