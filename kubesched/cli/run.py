@@ -78,6 +78,11 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     add_live_flags(p)
     versionargs.add_arguments(p, default="the API server's own, from its /version")
     tiebreak.add_flags(p)
+    p.add_argument("--shadow", action="store_true",
+                   help="decide and explain, never bind, evict, patch or write events: compare each binding another "
+                        "scheduler makes with this configuration's decision (/debug/shadow, "
+                        "kubesched_shadow_decisions_total); no leader election")
+    p.add_argument("--shadow-log", metavar="FILE", help="with --shadow: append one JSON line per decision to FILE")
 
 
 def _read_text(path: str) -> str:
@@ -169,6 +174,14 @@ def run(args: argparse.Namespace) -> int:
     from kubesched.plugins.registry import in_tree_registry
 
     allow = _check_endpoint_flags(args)
+    if args.shadow_log and not args.shadow:
+        raise KubeschedError("--shadow-log needs --shadow")
+    if args.shadow:
+        if args.ui:
+            raise KubeschedError("--ui and --shadow exclude each other")
+        from kubesched.cli import run_shadow
+
+        return run_shadow.run(args, allow)
     registry = in_tree_registry()
     config = load_config(args.config, registry)
     cc = config.client_connection
