@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     writer: "Writer | None" = None
     rec: "Recorder | None" = None
+    failed = True
     try:
         writer = Writer(args.output, client.host)
         rec = Recorder(client, writer)
@@ -90,17 +91,30 @@ def run(args: argparse.Namespace) -> int:
         for w in rec.warnings:
             print(f"kubesched: warning: {w}", file=sys.stderr)
         _wait(rec, writer, stop, duration, args.progress_interval)
+        failed = False
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
         if rec is not None:
             rec.stop()
         if writer is not None:
-            writer.event("end", reason=reason[0], counts=dict(writer.counts))
-            writer.close()
-            print(f"recorded {writer.now():,.1f}s: {_counts(writer.counts)}; written: {args.output}", file=sys.stderr)
+            _finish(writer, args.output, reason[0] if not failed else "failed",
+                    keep=not failed or writer.counts["synced"] > 0)
         client.close()
     return 0
+
+
+def _finish(writer: "Writer", output: str, reason: str, keep: bool) -> None:
+    """The ``end`` line and the last progress line; a recording that never got its starting
+    state (the cluster could not be listed) is removed rather than left half-written."""
+    import os
+
+    writer.event("end", reason=reason, counts=dict(writer.counts))
+    writer.close()
+    if not keep:
+        os.unlink(output)
+        return
+    print(f"recorded {writer.now():,.1f}s: {_counts(writer.counts)}; written: {output}", file=sys.stderr)
 
 
 def _wait(rec: "Recorder", writer: "Writer", stop: threading.Event, duration: float | None,

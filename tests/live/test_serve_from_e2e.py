@@ -141,3 +141,38 @@ def test_serve_from_errors_are_one_line(spawn: Callable[..., Server], tmp_path: 
     assert res.returncode == 2
     assert res.stderr == (f"kubesched: error: --from {good}: the data directory already holds nodes: "
                           "start from an empty --data-dir\n")
+
+
+def test_serve_from_a_recording_starts_from_its_starting_state(spawn: Callable[..., Server], tmp_path: Path) -> None:
+    """The ``initial`` objects of a recording (a hand-made one: the format of
+    docs/record-replay.md) are the cluster; its later events are not applied."""
+    import gzip
+
+    def node(name: str) -> dict[str, Any]:
+        res = {"cpu": "4", "memory": "16Gi", "pods": "110"}
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "uid": f"u-{name}"},
+                "status": {"capacity": res, "allocatable": res}}
+
+    def pod(name: str, node_name: str = "") -> dict[str, Any]:
+        spec: dict[str, Any] = {"containers": [{"name": "c", "image": "registry.example/app:1"}]}
+        if node_name:
+            spec["nodeName"] = node_name
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "shop", "uid": f"u-{name}"},
+                "spec": spec, "status": {"phase": "Running" if node_name else "Pending"}}
+
+    rows = [{"format": "kubesched.recording", "version": 1, "source": "test", "started": "2026-01-01T00:00:00Z"},
+            {"op": "initial", "object": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop"}}},
+            {"op": "initial", "object": node("n1")}, {"op": "initial", "object": node("n2")},
+            {"op": "initial", "object": pod("running", "n2")},
+            {"op": "synced", "t": 0.0, "counts": {}},
+            {"t": 1.0, "op": "add", "object": pod("later")},
+            {"t": 2.0, "op": "delete", "kind": "Node", "namespace": "", "name": "n1", "uid": "u-n1"}]
+    path = tmp_path / "rec.jsonl.gz"
+    path.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in rows).encode()))
+    server = spawn("--no-scheduler", "--no-node-agent", "--no-node-lifecycle", "--from", str(path))
+    line = next(line for line in server.output if line.startswith("loaded from"))
+    assert line.startswith(f"loaded from {path}: 1 Namespace, 2 Node, 1 Pod")
+    nodes = json.loads(server.kubectl("get", "nodes", "-o", "json").stdout)["items"]
+    assert sorted(n["metadata"]["name"] for n in nodes) == ["n1", "n2"]
+    pods = json.loads(server.kubectl("get", "pods", "-n", "shop", "-o", "json").stdout)["items"]
+    assert [(p["metadata"]["name"], p["spec"].get("nodeName")) for p in pods] == [("running", "n2")]

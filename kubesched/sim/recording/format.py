@@ -12,7 +12,7 @@ Lines, in file order::
     {"t": T, "op": "delete", "kind": K, "namespace": NS, "name": N, "uid": U}
     {"t": T, "op": "bind", "namespace": NS, "name": N, "uid": U, "node": NODE, "scheduler": NAME}
     {"t": T, "op": "finish", "namespace": NS, "name": N, "uid": U, "phase": "Succeeded"|"Failed"}
-    {"t": T, "op": "end", "reason": "duration"|"interrupted", "counts": {op: n}}
+    {"t": T, "op": "end", "reason": "duration"|"interrupted"|"failed", "counts": {op: n}}
 
 ``T`` is seconds since ``started`` (milliseconds), when the recorder saw the change. Objects
 are cleaned as ``kubesched snapshot`` cleans them (:func:`kubesched.sim.snapshot.clean`).
