@@ -52,6 +52,9 @@ def add_parsers(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> N
                           "the cluster (no -f)")
     rep.add_argument("--compare-recorded", action="store_true",
                      help="with a recording: per pod, the recorded node and this configuration's, and the agreement")
+    rep.add_argument("--follow-recorded", action="store_true",
+                     help="with --compare-recorded: bind each pod where the recording bound it (this configuration's "
+                          "choice is only compared), so every decision is made on the recorded cluster")
     for action in rep._actions:
         if action.dest == "filename":
             action.required = False  # a recording brings its cluster
@@ -77,8 +80,9 @@ def run(args: argparse.Namespace) -> int:
             from kubesched.cli import replay_recorded
 
             return replay_recorded.run(args, lambda recorded: _options(args, recorded))
-        if args.compare_recorded:
-            raise KubeschedError(f"replay --compare-recorded: {args.trace} is not a recording (kubesched record)")
+        if args.compare_recorded or args.follow_recorded:
+            raise KubeschedError(f"replay --compare-recorded/--follow-recorded: {args.trace} is not a recording "
+                                 "(kubesched record)")
         if not args.filename:
             raise KubeschedError("replay: a workload trace needs the cluster (-f)")
     manifest = loadargs.load_manifests(args)

@@ -40,11 +40,13 @@ def run(args: argparse.Namespace, options: Callable[[Any], Any]) -> int:
 
     if args.filename:
         raise KubeschedError(f"replay: {args.trace} is a recording: it brings its own cluster (no -f)")
+    if args.follow_recorded and not args.compare_recorded:
+        raise KubeschedError("replay: --follow-recorded needs --compare-recorded")
     rec = read_recording(args.trace)
     opts = options(_Recorded(rec))
     with progress.Bar("replay", None, args.progress) as bar:
         rr, result = replay_recording(rec, opts, progress=lambda done, total, t: bar.update(
-            done, total=total, description=f"replay t={t:,.0f}s"))
+            done, total=total, description=f"replay t={t:,.0f}s"), follow=args.follow_recorded)
     cmp = compare(rr, result) if args.compare_recorded else None
     doc = result.to_json() | {"notReplayed": dict(rr.not_replayed)}
     if cmp is not None:

@@ -136,3 +136,16 @@ def test_reader_refuses_a_cut_gzip_stream_and_bad_json(tmp_path: Path) -> None:
     with pytest.raises(DecodeError) as info:
         read_recording(str(bad))
     assert str(info.value).startswith(f"{bad}: line 2: invalid JSON: ")
+
+
+def test_follow_recorded_binds_as_recorded_and_compares_its_own_choice(tmp_path: Path) -> None:
+    """The recording bound ``a`` on n1 (the default profile would choose n2, see above);
+    following it, the replay binds ``a`` on n1 and reports its own choice, n2, as a
+    disagreement. ``b`` is then decided with ``a`` on n1: n1 (50+87)/2=68 + Balanced
+    int((1 - |0.5-0.125|/2)*100)=81 = 149, n2 95+97 = 192, n3 97+98 = 195: n3, as recorded."""
+    rec = read_recording(write(tmp_path / "rec.jsonl", recording(recorded_a="n1")))
+    rr, result = replay_recording(rec, opts(), follow=True)
+    assert {p.pod: p.node for p in result.pods} == {"default/a": "n1", "default/b": "n3"}
+    cmp = compare(rr, result)
+    assert [(p["pod"], p["recorded"], p["replay"], p["result"]) for p in cmp["pods"]] == [
+        ("default/a", "n1", "n2", "disagree"), ("default/b", "n3", "n3", "agree")]

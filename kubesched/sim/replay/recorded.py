@@ -18,7 +18,11 @@ Changes to other kinds (PVCs, PVs, DRA claims and slices, storage classes) are c
 ``notReplayed`` and not applied: their starting state is used as recorded.
 
 The comparison (:func:`compare`): for each pod kubesched scheduled and the recording shows
-bound by a scheduler, whether both chose the same node. An attempt with more than one best
+bound by a scheduler, whether both chose the same node. Once one choice differs, the
+replayed cluster is no longer the recorded one, and later choices are made on another
+cluster; with ``follow`` (``--follow-recorded``) each pod is bound where the recording bound
+it, kubesched's own choice is only compared, and every decision is made on the cluster as
+recorded (the offline form of ``run --shadow``). An attempt with more than one best
 node is a tie: with ``--tie-break random`` its outcome is a draw, so the agreement is also
 reported over the pods without ties (with ``--tie-break name`` on both sides, as serve and
 run allow, ties are broken alike: the lowest node name).
@@ -27,6 +31,7 @@ run allow, ties are broken alike: the lowest node name).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import tempfile
 from collections import Counter
@@ -39,6 +44,8 @@ from kubesched.api.errors import DecodeError
 from kubesched.api.objects import Node, Pod
 from kubesched.api.policy import Namespace, PodDisruptionBudget, PriorityClass
 from kubesched.api.workloads import WORKLOAD_KINDS, Workload
+from kubesched.cache import cache as cache_module
+from kubesched.framework.status import Status
 from kubesched.sim.capacity.common import RunOptions
 from kubesched.sim.recording.reader import Event, Recording
 from kubesched.sim.replay.engine import Replay, ReplayResult
@@ -60,8 +67,14 @@ def starting_state(rec: Recording) -> Manifest:
 
 
 class RecordedReplay(Replay):
-    def __init__(self, manifest: Manifest, rec: Recording, opts: RunOptions) -> None:
+    def __init__(self, manifest: Manifest, rec: Recording, opts: RunOptions, *, follow: bool = False) -> None:
+        """``follow``: bind each pod kubesched schedules where the recording bound it (its own
+        choice is kept for the comparison), so every decision is made on the recorded cluster."""
         super().__init__(manifest, [], opts, explain=True)
+        self.follow = follow
+        self.decided: dict[str, str] = {}  # uid -> kubesched's choice (follow: not where it was bound)
+        if follow:
+            self._follow({ev.uid: ev.node for ev in rec.events if ev.op == "bind"})
         self.path = rec.path
         self.classes = {pc.name: pc for pc in manifest.priority_classes}
         self.recorded: dict[str, tuple[str, str]] = {}  # uid of a pod we schedule -> (node, scheduler)
@@ -73,10 +86,32 @@ class RecordedReplay(Replay):
             arrivals += ev.kind == "Pod" and ev.op == "add"
         self.total += arrivals
 
+    def _follow(self, recorded: dict[str, str]) -> None:
+        cluster = self.sim.cluster
+        bind = cluster.bind
+
+        def bind_as_recorded(pod: Pod, node_name: str) -> Status:
+            target = recorded.get(pod.uid, "")
+            return bind(pod, target if target in cluster.nodes else node_name)
+
+        cluster.bind = bind_as_recorded  # type: ignore[method-assign]
+
+    def run(self, progress: Any = None) -> ReplayResult:
+        cache_log = logging.getLogger(cache_module.__name__)
+        level = cache_log.level
+        if self.follow:  # "assumed on A but assigned to B" is the point here, not a warning
+            cache_log.setLevel(logging.ERROR)
+        try:
+            return super().run(progress)
+        finally:
+            cache_log.setLevel(level)
+
     # -- the engine's hooks ----------------------------------------------------------------
     def _after_attempt(self, pod: Pod, att: Any) -> None:
-        if att.result == "Scheduled" and len(att.best) > 1:
-            self.ties.add(pod.uid)
+        if att.result == "Scheduled":
+            self.decided[pod.uid] = att.chosen or ""
+            if len(att.best) > 1:
+                self.ties.add(pod.uid)
 
     def _dispatch(self, kind: int, payload: Any) -> None:
         if kind != RECORDED:
@@ -182,7 +217,7 @@ def compare(replay: RecordedReplay, result: ReplayResult) -> dict[str, Any]:
     by_uid = {uid: rec for uid, rec in replay.records.items()}
     for uid, rec in by_uid.items():
         recorded, scheduler = replay.recorded.get(uid, ("", ""))
-        ours = rec.node or ""
+        ours = replay.decided.get(uid, "") if rec.node else ""
         if recorded and ours:
             verdict = "agree" if recorded == ours else "disagree"
         elif recorded:
@@ -208,10 +243,10 @@ def compare(replay: RecordedReplay, result: ReplayResult) -> dict[str, Any]:
     }
 
 
-def replay_recording(rec: Recording, opts: RunOptions, progress: Any = None,
+def replay_recording(rec: Recording, opts: RunOptions, progress: Any = None, *, follow: bool = False,
                      ) -> tuple[RecordedReplay, ReplayResult]:
     manifest = starting_state(rec)
-    rr = RecordedReplay(manifest, rec, opts)
+    rr = RecordedReplay(manifest, rec, opts, follow=follow)
     result = rr.run(progress)
     result.extra["notReplayed"] = dict(rr.not_replayed)
     return rr, result
