@@ -149,3 +149,21 @@ def test_follow_recorded_binds_as_recorded_and_compares_its_own_choice(tmp_path:
     cmp = compare(rr, result)
     assert [(p["pod"], p["recorded"], p["replay"], p["result"]) for p in cmp["pods"]] == [
         ("default/a", "n1", "n2", "disagree"), ("default/b", "n3", "n3", "agree")]
+
+
+def test_a_node_added_while_listing_joins_the_starting_state(tmp_path: Path) -> None:
+    """The recorder lists nodes before pods: a node created in between is an ``add`` event, yet
+    a starting pod may be bound to it. The replay starts with that node (and its later add is
+    an update of a node that is there)."""
+    rows = [HEADER, {"op": "initial", "object": node("n1", 4)},
+            {"t": 0.1, "op": "add", "object": node("late", 16)},
+            {"op": "initial", "object": pod("early") | {"spec": pod("early")["spec"] | {"nodeName": "late"}}},
+            {"op": "synced", "t": 0.2, "counts": {}},
+            {"t": 1.0, "op": "add", "object": pod("a")}]
+    rec = read_recording(write(tmp_path / "rec.jsonl", rows))
+    rr, result = replay_recording(rec, opts())
+    assert sorted(rr.sim.cluster.nodes) == ["late", "n1"]
+    assert rr.sim.cluster.pods["uid-early"].node_name == "late"
+    # a on late (16 cpu, early's 1 cpu there): LeastAllocated ((16000-2000)*100/16000=87 + (64-2)*100/64=96)/2
+    # = 91, Balanced int((1 - |2/16 - 2/64|/2)*100) = 95: 186; on n1: 84 + 90 = 174
+    assert [p.node for p in result.pods] == ["late"]

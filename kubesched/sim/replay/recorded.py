@@ -53,12 +53,26 @@ from kubesched.sim.replay.engine import Replay, ReplayResult
 RECORDED = 2  # heap order of recorded events: after the engine's own at equal times; file order among them
 
 
+def _initial_objects(rec: Recording) -> list[dict[str, Any]]:
+    """The ``initial`` objects, plus any node a starting pod is bound to that was added while
+    the kinds were being listed (nodes are listed before pods: its ``add`` came first)."""
+    objs = list(rec.initial)
+    nodes = {str(o["metadata"].get("name")) for o in objs if o.get("kind") == "Node"}
+    wanted = {str((o.get("spec") or {}).get("nodeName")) for o in objs
+              if o.get("kind") == "Pod" and (o.get("spec") or {}).get("nodeName")} - nodes
+    for ev in rec.events:
+        if wanted and ev.kind == "Node" and ev.op == "add" and ev.name in wanted and ev.object is not None:
+            objs.append(ev.object)
+            wanted.discard(ev.name)
+    return objs
+
+
 def starting_state(rec: Recording) -> Manifest:
     """The recording's ``initial`` objects, as ``simulate -f`` would load them from a snapshot."""
     with tempfile.TemporaryDirectory(prefix="kubesched-recording-") as tmp:
         path = os.path.join(tmp, "initial.json")
         with open(path, "w", encoding="utf-8") as fh:
-            json.dump({"apiVersion": "v1", "kind": "List", "items": rec.initial}, fh)
+            json.dump({"apiVersion": "v1", "kind": "List", "items": _initial_objects(rec)}, fh)
         try:
             return load_manifests([path])
         except DecodeError as exc:
