@@ -167,3 +167,31 @@ def test_a_node_added_while_listing_joins_the_starting_state(tmp_path: Path) -> 
     # a on late (16 cpu, early's 1 cpu there): LeastAllocated ((16000-2000)*100/16000=87 + (64-2)*100/64=96)/2
     # = 91, Balanced int((1 - |2/16 - 2/64|/2)*100) = 95: 186; on n1: 84 + 90 = 174
     assert [p.node for p in result.pods] == ["late"]
+
+
+def test_compare_and_replay_commands_take_a_recording(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``compare -f RECORDING`` replays it under each configuration (placements as computed
+    in the module docstring); ``replay`` refuses -f with a recording, and the comparison
+    flags without one."""
+    import yaml
+
+    from kubesched.cli.main import main
+
+    path = write(tmp_path / "rec.jsonl", recording())
+    most = tmp_path / "most.yaml"
+    most.write_text(yaml.safe_dump(MOST_ALLOCATED))
+    assert main(["compare", "-f", path, "--config", "default", "--config", str(most), "--tie-break", "name",
+                 "--json", "--no-progress"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["cluster"] == [path] and doc["pendingPods"] == 2
+    assert doc["diff"]["different"] == [
+        {"pod": "default/a", "placements": {"default": "n2", "most": "n1"}},
+        {"pod": "default/b", "placements": {"default": "n3", "most": "n1"}}]
+    assert main(["replay", "--trace", path, "-f", path, "--no-progress"]) == 2
+    assert capsys.readouterr().err == (f"kubesched: error: replay: {path} is a recording: it brings its own "
+                                       "cluster (no -f)\n")
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text('{"time": 0, "cpu": "1"}\n')
+    assert main(["replay", "--trace", str(trace), "-f", path, "--compare-recorded", "--no-progress"]) == 2
+    assert capsys.readouterr().err == (f"kubesched: error: replay --compare-recorded/--follow-recorded: {trace} is "
+                                       "not a recording (kubesched record)\n")
