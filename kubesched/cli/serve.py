@@ -78,6 +78,12 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--max-watches", type=int, default=DEFAULT_MAX_WATCHES, metavar="N",
                    help=f"watches open at once; more get 429 (default {DEFAULT_MAX_WATCHES})")
     serve_cluster.add_flags(p)
+    p.add_argument("--sync", action="store_true",
+                   help="follow the live cluster of --kubeconfig, read-only towards it (implies --no-controllers, "
+                        "--no-node-agent, --no-node-lifecycle; serve's scheduler places only the pods created here)")
+    p.add_argument("--kubeconfig", metavar="FILE", default=None,
+                   help="with --sync: the live cluster's kubeconfig (default: $KUBECONFIG, ~/.kube/config)")
+    p.add_argument("--context", metavar="NAME", help="with --sync: the kubeconfig context")
     p.add_argument("--from", dest="from_path", metavar="SNAPSHOT|RECORDING",
                    help="start an empty cluster with the objects of a `kubesched snapshot` (file or directory) or "
                         "the starting state of a `kubesched record` recording")
@@ -111,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, flag) <= 0:
             raise KubeschedError(f"--{flag.replace('_', '-')} must be positive")
     _check_host(args)
+    _check_sync_flags(args)
     fts = versionargs.features(args)
     config = None if args.no_scheduler else load_scheduler_config(args.config)
     node_pools = serve_cluster.pools(args)
@@ -137,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
         raise KubeschedError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     if args.from_path:
         _load_from(server, args.from_path)
+    if args.sync:
+        _follow(server, args)
     serve_cluster.create_nodes(server.registry, node_pools)
     server.components.extend(serve_cluster.components(args))
     component = None
@@ -222,6 +231,44 @@ def _load_from(server: "ApiServer", path: str) -> None:
         server.sock.close()
         raise
     print(f"loaded from {path}: {loaded.summary()}", flush=True)
+
+
+def _check_sync_flags(args: argparse.Namespace) -> None:
+    if not args.sync:
+        if args.kubeconfig is not None or args.context is not None:
+            raise KubeschedError("--kubeconfig and --context are for --sync (serve writes its own kubeconfig)")
+        return
+    if args.from_path or args.nodes or args.node_pool:
+        raise KubeschedError("--sync follows a live cluster: it excludes --from, --nodes and --node-pool")
+    args.no_controllers = args.no_node_agent = args.no_node_lifecycle = True
+
+
+def _follow(server: "ApiServer", args: argparse.Namespace) -> None:
+    """``--sync``: the live cluster listed now (an unreachable one is an error before serving),
+    then followed by a server component."""
+    from kubesched.cli import serve_sync
+    from kubesched.cluster.kube import KubeClient
+    from kubesched.cluster.kube.errors import KubeClientError
+
+    try:
+        serve_sync.check_target(server.registry)
+        try:
+            client = KubeClient.connect(args.kubeconfig or "", context=args.context)
+        except KubeClientError as exc:
+            raise KubeschedError(f"--sync: {exc}") from None
+        sync = serve_sync.LiveSync(client, serve_sync.Mirror(server.registry, client.host))
+        try:
+            warnings = sync.check()
+        except KubeschedError:
+            client.close()
+            raise
+    except KubeschedError:
+        server.store.close()
+        server.sock.close()
+        raise
+    for w in warnings:
+        print(f"kubesched: warning: --sync: {w}", file=sys.stderr)
+    server.components.insert(0, sync)
 
 
 def _raise_open_files(connections: int) -> None:

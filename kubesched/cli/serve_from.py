@@ -124,15 +124,16 @@ def _ordered(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-class _Loader:
-    def __init__(self, registry: "Registry", source: str) -> None:
+class Loader:
+    def __init__(self, registry: "Registry", source: str, flag: str = "--from") -> None:
         self.registry = registry
         self.source = source
+        self.flag = flag
         self.uids: dict[str, str] = {}  # snapshot uid -> the server's
         self.result = Loaded()
 
     def error(self, obj: dict[str, Any], message: str) -> KubeschedError:
-        return KubeschedError(f"--from {self.source}: {_describe(obj)}: {message}")
+        return KubeschedError(f"{self.flag} {self.source}: {_describe(obj)}: {message}")
 
     def body(self, obj: dict[str, Any]) -> dict[str, Any]:
         """The object to create: no status, no uid, owners' uids rewritten (or dropped)."""
@@ -206,14 +207,17 @@ class _Loader:
             raise self.error(obj, f"status: {exc.message}") from None
 
 
-def load(registry: "Registry", objects: list[dict[str, Any]], source: str) -> Loaded:
-    """Create ``objects`` (from ``source``, for messages) in the server behind ``registry``."""
+def check_empty(registry: "Registry", flag: str) -> None:
     for res in ("nodes", "pods"):
-        held = registry.list(res, limit=1)["items"]
-        if held:
-            raise KubeschedError(f"--from {source}: the data directory already holds {res}: start from an "
-                                 "empty --data-dir")
-    loader = _Loader(registry, source)
+        if registry.list(res, limit=1)["items"]:
+            raise KubeschedError(f"{flag}: the data directory already holds {res}: start from an empty --data-dir")
+
+
+def load(registry: "Registry", objects: list[dict[str, Any]], source: str, loader: Loader | None = None) -> Loaded:
+    """Create ``objects`` (from ``source``, for messages) in the server behind ``registry``
+    (through ``loader``, which then knows the uids; default a new one)."""
+    check_empty(registry, f"--from {source}")
+    loader = loader or Loader(registry, source)
     for obj in _ordered(objects):
         loader.create(obj)
     return loader.result

@@ -155,7 +155,7 @@ def test_a_node_added_while_listing_joins_the_starting_state(tmp_path: Path) -> 
     """The recorder lists nodes before pods: a node created in between is an ``add`` event, yet
     a starting pod may be bound to it. The replay starts with that node (and its later add is
     an update of a node that is there)."""
-    rows = [HEADER, {"op": "initial", "object": node("n1", 4)},
+    rows: list[dict[str, Any]] = [HEADER, {"op": "initial", "object": node("n1", 4)},
             {"t": 0.1, "op": "add", "object": node("late", 16)},
             {"op": "initial", "object": pod("early") | {"spec": pod("early")["spec"] | {"nodeName": "late"}}},
             {"op": "synced", "t": 0.2, "counts": {}},

@@ -62,9 +62,9 @@ def _lines(path: str) -> Iterator[tuple[int, str]]:
             for n, text in enumerate(fh, 1):
                 if text.strip():
                     yield n, text
+    except gzip.BadGzipFile as exc:
+        raise DecodeError(f"not a gzip file: {exc}", file=path) from None
     except OSError as exc:
-        if isinstance(exc, (gzip.BadGzipFile, EOFError)):
-            raise DecodeError(f"not a gzip file, or cut short: {exc}", file=path) from None
         raise DecodeError(exc.strerror or str(exc), file=path) from None
     except (EOFError, zlib.error) as exc:  # a gzip stream cut short (the recorder was killed)
         raise DecodeError(f"the gzip stream is cut short: {exc}", file=path) from None

@@ -33,12 +33,11 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from kubesched.api.errors import KubeschedError
 from kubesched.cluster.kube import ApiStatusError, KubeClient, KubeClientError, TransportError
 from kubesched.cluster.kube.informer import Informer
-from kubesched.cluster.kube.resources import ApiResource
 from kubesched.sim import snapshot
 from kubesched.sim.recording.format import FORMAT, VERSION, open_text
 
@@ -133,40 +132,64 @@ class Writer:
             self.fh.close()
 
 
+class Sink(Protocol):
+    """Where the recorder's lines go: a :class:`Writer` (``record``), or serve's mirror of
+    the cluster (``serve --sync``). Its ``lock`` is the informers' lock."""
+
+    lock: threading.RLock
+
+    def line(self, row: dict[str, Any]) -> None: ...
+
+    def event(self, op: str, **fields: Any) -> None: ...
+
+    def now(self) -> float: ...
+
+
 class Recorder:
-    def __init__(self, client: KubeClient, writer: Writer) -> None:
+    def __init__(self, client: KubeClient, writer: Sink, what: str = "record") -> None:
+        """``what``: the command named in errors."""
         self.client = client
+        self.what = what
         self.w = writer
         self.informers: dict[str, Informer[Seen]] = {}
         self.warnings: list[str] = []
         self.not_served: list[str] = []
+        self.watched: list[str] = []  # the kinds :meth:`served` found listable
         self.finished_at_start = 0
 
     # -- which kinds --------------------------------------------------------------------
-    def _served(self, kind: str, res: ApiResource) -> bool:
+    @staticmethod
+    def kinds() -> tuple[str, ...]:
+        return snapshot.ORDER
+
+    def served(self, kind: str) -> bool:
         """Whether ``kind`` can be listed: 404 not served, 403 forbidden (a warning); nodes
-        and pods must be listable (the snapshot's rules)."""
+        and pods must be listable (the snapshot's rules). A listable kind is watched."""
+        res = snapshot.RESOURCES[kind]
         try:
             self.client.request("GET", res.path, query={"limit": "1"}, timeout=60.0)
+            self.watched.append(kind)
             return True
         except TransportError as exc:
-            raise KubeschedError(f"record: cannot reach the API server at {self.client.host}: {exc}") from exc
+            raise KubeschedError(f"{self.what}: cannot reach the API server at {self.client.host}: {exc}") from exc
         except ApiStatusError as exc:
             if kind in snapshot.REQUIRED or exc.code not in (403, 404):
-                raise KubeschedError(f"record: listing {res.plural} at {self.client.host}: {exc}") from exc
+                raise KubeschedError(f"{self.what}: listing {res.plural} at {self.client.host}: {exc}") from exc
             if exc.code == 404:
                 self.not_served.append(kind)
             else:
                 self.warnings.append(f"{kind}: forbidden ({exc.message}); not recorded")
             return False
         except KubeClientError as exc:
-            raise KubeschedError(f"record: listing {res.plural} at {self.client.host}: {exc}") from exc
+            raise KubeschedError(f"{self.what}: listing {res.plural} at {self.client.host}: {exc}") from exc
 
-    def start(self) -> None:
-        for kind in snapshot.ORDER:
+    def start(self, *, checked: bool = False) -> None:
+        """Start watching; ``checked``: :meth:`served` was called for every kind already."""
+        if not checked:
+            for kind in self.kinds():
+                self.served(kind)
+        for kind in self.watched:
             res = snapshot.RESOURCES[kind]
-            if not self._served(kind, res):
-                continue
             version = f"{res.group}/{res.version}" if res.group else res.version
             watched = dataclasses.replace(res, decode=_decoder(kind, version), redecode=None, field_selector="", optional=kind not in snapshot.REQUIRED)
             inf: Informer[Seen] = Informer(self.client, watched, lock=self.w.lock, backoff=BACKOFF)
