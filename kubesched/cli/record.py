@@ -1,5 +1,5 @@
 """``kubesched record --kubeconfig K -o TRACE [--duration D]``: record a live cluster's
-changes for ``kubesched replay --trace`` (the work is in :mod:`kubesched.sim.recording`).
+changes for ``kubesched replay --trace`` (format: docs/record-replay.md).
 
 Progress goes to stderr: a line when the starting state is listed, then one every
 ``--progress-interval`` seconds with the counts so far, and a last one with the totals.
