@@ -180,3 +180,32 @@ def test_most_allocated_shadow_disagrees_where_computed(
     assert [k["pod"] for k in doc["kept"]] == ["default/p1", "default/p2", "default/p3", "default/p5"]
     explain = json.loads(shadow.get("/debug/explain/default/p1"))
     assert explain["chosen"] == "n1"
+
+
+def test_shadow_writes_nothing(spawn: Callable[..., Server], tmp_path: Path, shadows: list[Shadow]) -> None:
+    """Without a scheduler in serve, the test binds a pod itself: the shadow decides for it,
+    and writes nothing — the bound pod keeps the resourceVersion the binding gave it, and a
+    pod no node fits (which a scheduler would mark PodScheduled=False with a FailedScheduling
+    event) gets no condition and no event. (The shadow's own choice for ``small`` is n2: 192
+    against 174 for n1, the serve column of pod 1 in the module docstring's table.)"""
+    server = spawn("--no-node-agent", "--no-node-lifecycle", "--no-controllers", "--no-scheduler")
+    post(server, node("n1", 4))
+    post(server, node("n2", 16))
+    shadow = Shadow(server, tmp_path, CONFIG)
+    shadows.append(shadow)
+    post(server, pod("huge", 1_000_000, 64))
+    post(server, pod("small", 1000, 1024))
+    binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "small"},
+               "target": {"apiVersion": "v1", "kind": "Node", "name": "n1"}}
+    status, body = server.request("POST", "/api/v1/namespaces/default/pods/small/binding", binding)
+    assert status == 201, body
+    status, small = server.request("GET", "/api/v1/namespaces/default/pods/small")
+    assert status == 200 and small["spec"]["nodeName"] == "n1"
+    rows = decisions(shadow, 1)
+    assert [(r["pod"], r["bound"], r["shadow"], r["result"]) for r in rows] == [("default/small", "n1", "n2", "disagree")]
+    status, after = server.request("GET", "/api/v1/namespaces/default/pods/small")
+    assert after["metadata"]["resourceVersion"] == small["metadata"]["resourceVersion"]
+    status, huge = server.request("GET", "/api/v1/namespaces/default/pods/huge")
+    assert not huge["status"].get("conditions") and not huge["spec"].get("nodeName")
+    status, events = server.request("GET", "/apis/events.k8s.io/v1/namespaces/default/events")
+    assert status == 200 and events["items"] == []
