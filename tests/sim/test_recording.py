@@ -195,3 +195,37 @@ def test_compare_and_replay_commands_take_a_recording(tmp_path: Path, capsys: py
     assert main(["replay", "--trace", str(trace), "-f", path, "--compare-recorded", "--no-progress"]) == 2
     assert capsys.readouterr().err == (f"kubesched: error: replay --compare-recorded/--follow-recorded: {trace} is "
                                        "not a recording (kubesched record)\n")
+
+
+def test_a_claim_created_during_the_recording_is_there_for_its_pod(tmp_path: Path) -> None:
+    """A PVC recorded as created at t=1 (as a StatefulSet's are), its pod at t=2: the only
+    PersistentVolume that can satisfy it is a local one on n1 (WaitForFirstConsumer, upstream
+    volume_binding.go FindPodVolumes: a PV whose node affinity excludes the node does not
+    match), so the pod goes to n1, though n2 (16 cpu) would score higher without it."""
+    def labelled(name: str, cpu: int) -> dict[str, Any]:
+        n = node(name, cpu)
+        n["metadata"]["labels"] = {"kubernetes.io/hostname": name}
+        return n
+
+    sc = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "local"},
+          "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer"}
+    pv = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv1", "uid": "uid-pv1"},
+          "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "local",
+                   "local": {"path": "/d"}, "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                       {"key": "kubernetes.io/hostname", "operator": "In", "values": ["n1"]}]}]}}},
+          "status": {"phase": "Available"}}
+    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+           "metadata": {"name": "data", "namespace": "default", "uid": "uid-data"},
+           "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "local",
+                    "resources": {"requests": {"storage": "1Gi"}}}}
+    user = pod("db")
+    user["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]
+    rows: list[dict[str, Any]] = [
+        HEADER, {"op": "initial", "object": labelled("n1", 4)}, {"op": "initial", "object": labelled("n2", 16)},
+        {"op": "initial", "object": sc}, {"op": "initial", "object": pv}, {"op": "synced", "t": 0.0, "counts": {}},
+        {"t": 1.0, "op": "add", "object": pvc}, {"t": 2.0, "op": "add", "object": user},
+        {"t": 3.0, "op": "update", "object": pvc | {"metadata": pvc["metadata"] | {"annotations": {"a": "b"}}}}]
+    rec = read_recording(write(tmp_path / "rec.jsonl", rows))
+    rr, result = replay_recording(rec, opts())
+    assert [(p.pod, p.node) for p in result.pods] == [("default/db", "n1")]
+    assert rr.not_replayed == {"PersistentVolumeClaim": 1}  # the binding's own write: not replayed

@@ -14,8 +14,11 @@ snapshot). Then, at their recorded times (virtual seconds since the recording st
   PriorityClasses, PDBs, namespaces and the workload objects PodTopologySpread's default
   constraints read (Services, ReplicaSets, ...) are added, changed and removed.
 
-Changes to other kinds (PVCs, PVs, DRA claims and slices, storage classes) are counted in
-``notReplayed`` and not applied: their starting state is used as recorded.
+Storage and DRA objects that appear or go (a new PVC, a claim made from a template, a new
+ResourceSlice) are applied, and so are changes of the ones no binding writes
+(:mod:`.recorded_objects`); updates of PVs, PVCs, VolumeAttachments and ResourceClaims (the
+recorded scheduler's bindings and allocations) are counted in ``notReplayed`` and not
+applied: the replay binds volumes and allocates devices after its own decisions.
 
 The comparison (:func:`compare`): for each pod kubesched scheduled and the recording shows
 bound by a scheduler, whether both chose the same node. Once one choice differs, the
@@ -48,6 +51,7 @@ from kubesched.cache import cache as cache_module
 from kubesched.framework.status import Status
 from kubesched.sim.capacity.common import RunOptions
 from kubesched.sim.recording.reader import Event, Recording
+from kubesched.sim.replay import recorded_objects
 from kubesched.sim.replay.engine import Replay, ReplayResult
 
 RECORDED = 2  # heap order of recorded events: after the engine's own at equal times; file order among them
@@ -137,6 +141,10 @@ class RecordedReplay(Replay):
                 self._pod(ev)
             elif ev.kind == "Node":
                 self._node(ev)
+            elif recorded_objects.applies(ev):
+                raw = default_manifest([ev.object], self.classes)[0] if ev.object is not None else {}
+                recorded_objects.apply(self.sim, ev, raw)
+                self.sim.generation += 1
             elif not self._object(ev):
                 self.not_replayed[ev.kind] += 1
         except DecodeError as exc:
