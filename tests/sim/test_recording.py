@@ -229,3 +229,32 @@ def test_a_claim_created_during_the_recording_is_there_for_its_pod(tmp_path: Pat
     rr, result = replay_recording(rec, opts())
     assert [(p.pod, p.node) for p in result.pods] == [("default/db", "n1")]
     assert rr.not_replayed == {"PersistentVolumeClaim": 1}  # the binding's own write: not replayed
+
+
+def test_a_resource_claim_created_during_the_recording_is_there_for_its_pod(tmp_path: Path) -> None:
+    """A ResourceClaim recorded as created at t=1 for a device of class ``gpu``; its pod at t=2.
+    Only n1 publishes a ResourceSlice of that driver, so only n1 can allocate the claim
+    (upstream dynamicresources.go Filter: no device, the node is unschedulable), and the pod goes
+    there although n2 (16 cpu) would score higher without the claim."""
+    dra = "resource.k8s.io/v1"
+    cls = {"apiVersion": dra, "kind": "DeviceClass", "metadata": {"name": "gpu"},
+           "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}}
+    slice_ = {"apiVersion": dra, "kind": "ResourceSlice", "metadata": {"name": "n1-gpu"},
+              "spec": {"driver": "gpu.example.com", "nodeName": "n1",
+                       "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
+                       "devices": [{"name": "gpu-0"}]}}
+    claim = {"apiVersion": dra, "kind": "ResourceClaim", "metadata": {"name": "c1", "namespace": "default",
+                                                                      "uid": "uid-c1"},
+             "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}}
+    user = pod("trainer")
+    user["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "c1"}]
+    user["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpu"}]
+    rows: list[dict[str, Any]] = [
+        HEADER, {"op": "initial", "object": node("n1", 4)}, {"op": "initial", "object": node("n2", 16)},
+        {"op": "initial", "object": cls}, {"op": "initial", "object": slice_}, {"op": "synced", "t": 0.0, "counts": {}},
+        {"t": 1.0, "op": "add", "object": claim}, {"t": 2.0, "op": "add", "object": user}]
+    rec = read_recording(write(tmp_path / "rec.jsonl", rows))
+    rr, result = replay_recording(rec, opts())
+    assert [(p.pod, p.node) for p in result.pods] == [("default/trainer", "n1")]
+    allocated = rr.sim.dra.claims[("default", "c1")]
+    assert allocated.allocation is not None
