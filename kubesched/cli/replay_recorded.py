@@ -2,7 +2,7 @@
 recording replayed on the virtual clock (the work is in :mod:`kubesched.sim.replay.recorded`):
 the replay's table, and with ``--compare-recorded`` the agreement with the recorded
 scheduler and the pods placed differently; ``--json`` for the document, ``-o DIR`` for the
-HTML report with its plots."""
+HTML report with its plots (and ``comparison.json``: every pod's verdict)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from kubesched.api.errors import KubeschedError
@@ -72,6 +73,8 @@ def _write_report(args: argparse.Namespace, result: Any, cmp: dict[str, Any] | N
 
     try:
         write_replay_data(result, args.output)
+        if cmp is not None:  # every pod's verdict, beside replay.json
+            Path(args.output, "comparison.json").write_text(json.dumps(cmp, allow_nan=False) + "\n", encoding="utf-8")
         rep = replay_report(result, args.trace)
         if cmp is not None:
             add_comparison(rep, cmp, result)

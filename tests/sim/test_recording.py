@@ -187,6 +187,15 @@ def test_compare_and_replay_commands_take_a_recording(tmp_path: Path, capsys: py
     assert doc["diff"]["different"] == [
         {"pod": "default/a", "placements": {"default": "n2", "most": "n1"}},
         {"pod": "default/b", "placements": {"default": "n3", "most": "n1"}}]
+    out = tmp_path / "report"
+    assert main(["replay", "--trace", path, "--tie-break", "name", "--config", str(most), "--compare-recorded",
+                 "-o", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr()
+    assert "agreement with the recording: 0/2 (0.0%)" in printed.out and "report: " in printed.err
+    saved = json.loads((out / "comparison.json").read_text())
+    assert [(p["pod"], p["replay"], p["result"]) for p in saved["pods"]] == [
+        ("default/a", "n1", "disagree"), ("default/b", "n1", "disagree")]
+    assert "cumulative agreement" in (out / "report.html").read_text()
     assert main(["replay", "--trace", path, "-f", path, "--no-progress"]) == 2
     assert capsys.readouterr().err == (f"kubesched: error: replay: {path} is a recording: it brings its own "
                                        "cluster (no -f)\n")
