@@ -31,6 +31,7 @@ each binding serve's scheduler makes with its own decision, writes nothing, and 
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -71,8 +72,8 @@ class Shadow:
         eventually(lambda: any("kubesched shadow running" in line for line in self.lines)
                    or self.proc.poll() is not None, timeout=60)
         assert self.proc.poll() is None, self.lines
-        line = next(line for line in self.lines if line.startswith("serving "))
-        self.url = line.rstrip().rsplit(" ", 1)[1]
+        found = next(m for m in (re.search(r"serving .* on (https?://\S+)", line) for line in self.lines) if m)
+        self.url = found.group(1)
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
