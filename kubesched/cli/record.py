@@ -85,10 +85,13 @@ def run(args: argparse.Namespace) -> int:
     rec: "Recorder | None" = None
     failed = True
     try:
-        writer = Writer(args.output, client.host)
+        from kubesched.sim import snapshot
+
+        probe = snapshot.Snapshot(source=client.host)
+        writer = Writer(args.output, client.host, server_version=snapshot._server_version(client, probe))
         rec = Recorder(client, writer)
         rec.start()
-        for w in rec.warnings:
+        for w in probe.warnings + rec.warnings:
             print(f"kubesched: warning: {w}", file=sys.stderr)
         _wait(rec, writer, stop, duration, args.progress_interval)
         failed = False

@@ -45,7 +45,7 @@ from kubesched.api.objects import Pod
 from kubesched.cluster.kube.client import KubeClient
 from kubesched.cluster.kube.errors import FencedError
 from kubesched.config import SchedulerConfig
-from kubesched.explain.attempt import Attempt
+from kubesched.explanation.attempt import Attempt
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import PODS_TO_ACTIVATE
 from kubesched.framework.registry import Registry

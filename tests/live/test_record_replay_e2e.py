@@ -100,6 +100,8 @@ def test_record_then_replay_gives_the_recorded_placements(spawn: Callable[..., S
 
     rows = lines(out)
     assert rows[-1]["op"] == "end" and rows[-1]["reason"] == "interrupted"
+    header = json.loads(out.read_text().splitlines()[0])
+    assert header["serverVersion"]["gitVersion"] == server.request("GET", "/version")[1]["gitVersion"]
     initial = {r["object"]["metadata"]["name"] for r in rows if r["op"] == "initial" and r["object"]["kind"] == "Node"}
     assert initial == {"node-a", "node-b", "node-c", "node-d"}
     binds = {f"{r['namespace']}/{r['name']}": (r["node"], r["scheduler"]) for r in rows if r["op"] == "bind"}

@@ -267,3 +267,14 @@ def test_a_resource_claim_created_during_the_recording_is_there_for_its_pod(tmp_
     assert [(p.pod, p.node) for p in result.pods] == [("default/trainer", "n1")]
     allocated = rr.sim.dra.claims[("default", "c1")]
     assert allocated.allocation is not None
+
+
+def test_the_recorded_release_is_the_replays(tmp_path: Path) -> None:
+    """The header's ``serverVersion`` (the cluster's /version) is the starting state's
+    release, as a snapshot's ServerVersion document is."""
+    from kubesched.sim.replay.recorded import starting_state
+
+    rows = recording()
+    rows[0] = HEADER | {"serverVersion": {"major": "1", "minor": "35", "gitVersion": "v1.35.2"}}
+    assert starting_state(read_recording(write(tmp_path / "rec.jsonl", rows))).kubernetes_version == "1.35"
+    assert starting_state(read_recording(write(tmp_path / "old.jsonl", recording()))).kubernetes_version is None

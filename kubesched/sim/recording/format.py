@@ -4,7 +4,8 @@ definition in code.
 
 Lines, in file order::
 
-    {"format": "kubesched.recording", "version": 1, "source": URL, "started": RFC3339}   header
+    {"format": "kubesched.recording", "version": 1, "source": URL, "started": RFC3339,
+     "serverVersion": {...}}               header (serverVersion: the cluster's /version, if readable)
     {"op": "initial", "object": {...}}     the starting state, one object a line
     {"op": "synced", "t": T, "counts": {kind: n}}   every kind listed: the starting state is complete
     {"t": T, "op": "add", "object": {...}}              an object appeared (a pod: created, with its spec)

@@ -98,7 +98,10 @@ def _decoder(kind: str, api_version: str) -> Callable[[dict[str, Any]], Seen]:
 class Writer:
     """Lines to the recording, from the informers' threads, one lock; counts per op."""
 
-    def __init__(self, path: str, source: str, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, path: str, source: str, clock: Callable[[], float] = time.time,
+                 server_version: dict[str, Any] | None = None) -> None:
+        """``server_version``: the cluster's ``/version``, kept in the header (a replay then
+        decides as that release)."""
         self.clock = clock
         self.started = clock()
         self.counts: Counter[str] = Counter()
@@ -108,7 +111,8 @@ class Writer:
         except OSError as exc:
             raise KubeschedError(f"record -o {path}: {exc.strerror or exc}") from None
         started = dt.datetime.fromtimestamp(self.started, dt.timezone.utc).isoformat(timespec="milliseconds")
-        self.line({"format": FORMAT, "version": VERSION, "source": source, "started": started.replace("+00:00", "Z")})
+        header = {"format": FORMAT, "version": VERSION, "source": source, "started": started.replace("+00:00", "Z")}
+        self.line(header | ({"serverVersion": server_version} if server_version else {}))
 
     def now(self) -> float:
         return round(max(0.0, self.clock() - self.started), 3)

@@ -78,10 +78,14 @@ def starting_state(rec: Recording) -> Manifest:
         with open(path, "w", encoding="utf-8") as fh:
             json.dump({"apiVersion": "v1", "kind": "List", "items": _initial_objects(rec)}, fh)
         try:
-            return load_manifests([path])
+            manifest = load_manifests([path])
         except DecodeError as exc:
             raise DecodeError(exc.message, field=exc.field, obj=exc.obj,
                               file=f"{rec.path} (starting state)") from None
+    version = rec.header.get("serverVersion")
+    if isinstance(version, dict):  # the recorded cluster's release, as a snapshot's ServerVersion
+        manifest.server_version, manifest.server_version_file = version, f"{rec.path}: serverVersion"
+    return manifest
 
 
 class RecordedReplay(Replay):
