@@ -44,9 +44,20 @@ def add_parsers(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> N
     _common(drain)
     drain.add_argument("--nodes", nargs="+", metavar="NODE",
                        help="candidates, tried in this order (default: every node, least utilised first)")
-    rep = sub.add_parser("replay", help="replay a workload trace on the virtual clock: latencies, utilisation over time")
+    rep = sub.add_parser("replay", help="replay a workload trace or a recording on the virtual clock: latencies, "
+                                        "utilisation over time, agreement with the recorded scheduler")
     _common(rep)
-    rep.add_argument("--trace", required=True, metavar="TRACE.jsonl|csv", help="the workload trace")
+    rep.add_argument("--trace", required=True, metavar="TRACE.jsonl|csv|RECORDING",
+                     help="a workload trace, or a `kubesched record` recording (.jsonl[.gz]): its starting state is "
+                          "the cluster (no -f)")
+    rep.add_argument("--compare-recorded", action="store_true",
+                     help="with a recording: per pod, the recorded node and this configuration's, and the agreement")
+    rep.add_argument("--follow-recorded", action="store_true",
+                     help="with --compare-recorded: bind each pod where the recording bound it (this configuration's "
+                          "choice is only compared), so every decision is made on the recorded cluster")
+    for action in rep._actions:
+        if action.dest == "filename":
+            action.required = False  # a recording brings its cluster
 
 
 def _options(args: argparse.Namespace, manifest: Any) -> Any:
@@ -60,6 +71,20 @@ def _options(args: argparse.Namespace, manifest: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from kubesched.cli import loadargs
+
+    if args.command == "replay":
+        from kubesched.sim.recording.reader import is_recording
+
+        if is_recording(args.trace):
+            from kubesched.cli import replay_recorded
+
+            return replay_recorded.run(args, lambda recorded: _options(args, recorded))
+        if args.compare_recorded or args.follow_recorded:
+            raise KubeschedError(f"replay --compare-recorded/--follow-recorded: {args.trace} is not a recording "
+                                 "(kubesched record)")
+        if not args.filename:
+            raise KubeschedError("replay: a workload trace needs the cluster (-f)")
     manifest = loadargs.load_manifests(args)
     opts = _options(args, manifest)
     if args.command == "replay":

@@ -106,6 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     from kubesched.cli import experiment
 
     experiment.add_parsers(sub)
+    from kubesched.cli import record
+
+    record.add_parser(sub)
     return parser
 
 
@@ -158,6 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from kubesched.cli import experiment
 
             return experiment.run(args)
+        if args.command == "record":
+            from kubesched.cli import record
+
+            return record.run(args)
         if args.command == "extender":
             from kubesched.cli import extender
 

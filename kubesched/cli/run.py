@@ -72,10 +72,17 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="also serve the web UI (read-only) at / on --port")
     p.add_argument("--identity", metavar="ID", default="",
                    help="this replica's name in the Lease (default: <hostname>_<uuid>, as kube-scheduler)")
+    from kubesched.cli import tiebreak
     from kubesched.cli.explain_remote import add_live_flags
 
     add_live_flags(p)
     versionargs.add_arguments(p, default="the API server's own, from its /version")
+    tiebreak.add_flags(p)
+    p.add_argument("--shadow", action="store_true",
+                   help="decide and explain, never bind, evict, patch or write events: compare each binding another "
+                        "scheduler makes with this configuration's decision (/debug/shadow, "
+                        "kubesched_shadow_decisions_total); no leader election")
+    p.add_argument("--shadow-log", metavar="FILE", help="with --shadow: append one JSON line per decision to FILE")
 
 
 def _read_text(path: str) -> str:
@@ -156,6 +163,7 @@ def _is_loopback(host: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    from kubesched.cli import tiebreak
     from kubesched.cli.explain_remote import live_options
     from kubesched.cli.render import document_text
     from kubesched.live import LiveOptions
@@ -166,6 +174,14 @@ def run(args: argparse.Namespace) -> int:
     from kubesched.plugins.registry import in_tree_registry
 
     allow = _check_endpoint_flags(args)
+    if args.shadow_log and not args.shadow:
+        raise KubeschedError("--shadow-log needs --shadow")
+    if args.shadow:
+        if args.ui:
+            raise KubeschedError("--ui and --shadow exclude each other")
+        from kubesched.cli import run_shadow
+
+        return run_shadow.run(args, allow)
     registry = in_tree_registry()
     config = load_config(args.config, registry)
     cc = config.client_connection
@@ -196,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             replica = Replica(config, client, registry=registry, identity=args.identity or None,
                               lease_client=lease_client, on_event=on_event,
-                              options=LiveOptions(**live_options(args), features=fts))
+                              options=LiveOptions(**live_options(args), **tiebreak.options(args), features=fts))
         except KubeschedError as exc:  # a profile that cannot be built: name the file
             raise KubeschedError(f"{args.config}: {exc}") from exc
         if args.port >= 0:

@@ -78,6 +78,15 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--max-watches", type=int, default=DEFAULT_MAX_WATCHES, metavar="N",
                    help=f"watches open at once; more get 429 (default {DEFAULT_MAX_WATCHES})")
     serve_cluster.add_flags(p)
+    p.add_argument("--sync", action="store_true",
+                   help="follow the live cluster of --kubeconfig, read-only towards it (implies --no-controllers, "
+                        "--no-node-agent, --no-node-lifecycle; serve's scheduler places only the pods created here)")
+    p.add_argument("--kubeconfig", metavar="FILE", default=None,
+                   help="with --sync: the live cluster's kubeconfig (default: $KUBECONFIG, ~/.kube/config)")
+    p.add_argument("--context", metavar="NAME", help="with --sync: the kubeconfig context")
+    p.add_argument("--from", dest="from_path", metavar="SNAPSHOT|RECORDING",
+                   help="start an empty cluster with the objects of a `kubesched snapshot` (file or directory) or "
+                        "the starting state of a `kubesched record` recording")
     p.add_argument("--config", metavar="FILE",
                    help="KubeSchedulerConfiguration of the scheduler inside (default: upstream's defaults)")
     versionargs.add_arguments(p, default=f"{NEWEST}, or $KUBESCHED_KUBERNETES_VERSION")
@@ -87,9 +96,11 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--scheduler-process", action="store_true",
                    help="run the scheduler as a child process against the server's URL (its own interpreter: "
                         "faster with more than one core; its metrics are not on the server's /metrics)")
+    from kubesched.cli import tiebreak
     from kubesched.cli.explain_remote import add_live_flags
 
     add_live_flags(p)
+    tiebreak.add_flags(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -106,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, flag) <= 0:
             raise KubeschedError(f"--{flag.replace('_', '-')} must be positive")
     _check_host(args)
+    _check_sync_flags(args)
     fts = versionargs.features(args)
     config = None if args.no_scheduler else load_scheduler_config(args.config)
     node_pools = serve_cluster.pools(args)
@@ -130,6 +142,10 @@ def run(args: argparse.Namespace) -> int:
         raise KubeschedError(f"--token-file: {exc}") from None
     except OSError as exc:
         raise KubeschedError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    if args.from_path:
+        _load_from(server, args.from_path)
+    if args.sync:
+        _follow(server, args)
     serve_cluster.create_nodes(server.registry, node_pools)
     server.components.extend(serve_cluster.components(args))
     component = None
@@ -141,12 +157,14 @@ def run(args: argparse.Namespace) -> int:
             server.sock.close()
             raise
         if args.scheduler_process:
+            from kubesched.cli import tiebreak
             from kubesched.cli.serve_process import SchedulerProcess
 
             component.live.client.close()  # the child builds its own
             server.components.append(SchedulerProcess(server.kubeconfig, args.config, args.verbose,
                                                       kubernetes_version=fts.version,
-                                                      feature_gates=args.feature_gates))
+                                                      feature_gates=args.feature_gates,
+                                                      extra_args=tiebreak.argv(args)))
             component = None  # a child scheduler: the web UI sees the API objects only, no queue or explain
         else:
             server.components.append(component)
@@ -199,6 +217,58 @@ def _listening(server: "ApiServer") -> str:
     shown = f"[{host}]" if ":" in host else host
     scheme = server.url.split("://", 1)[0]
     return f"{scheme}://{shown}:{port} (every address of this machine; the kubeconfig names {server.url})"
+
+
+def _load_from(server: "ApiServer", path: str) -> None:
+    """``--from``: the snapshot's objects, created before any component starts."""
+    from kubesched.cli import serve_from
+
+    try:
+        objects = serve_from.read_objects(path)
+        loaded = serve_from.load(server.registry, objects, path)
+    except KubeschedError:
+        server.store.close()
+        server.sock.close()
+        raise
+    print(f"loaded from {path}: {loaded.summary()}", flush=True)
+
+
+def _check_sync_flags(args: argparse.Namespace) -> None:
+    if not args.sync:
+        if args.kubeconfig is not None or args.context is not None:
+            raise KubeschedError("--kubeconfig and --context are for --sync (serve writes its own kubeconfig)")
+        return
+    if args.from_path or args.nodes or args.node_pool:
+        raise KubeschedError("--sync follows a live cluster: it excludes --from, --nodes and --node-pool")
+    args.no_controllers = args.no_node_agent = args.no_node_lifecycle = True
+
+
+def _follow(server: "ApiServer", args: argparse.Namespace) -> None:
+    """``--sync``: the live cluster listed now (an unreachable one is an error before serving),
+    then followed by a server component."""
+    from kubesched.cli import serve_sync
+    from kubesched.cluster.kube import KubeClient
+    from kubesched.cluster.kube.errors import KubeClientError
+
+    try:
+        serve_sync.check_target(server.registry)
+        try:
+            client = KubeClient.connect(args.kubeconfig or "", context=args.context)
+        except KubeClientError as exc:
+            raise KubeschedError(f"--sync: {exc}") from None
+        sync = serve_sync.LiveSync(client, serve_sync.Mirror(server.registry, client.host))
+        try:
+            warnings = sync.check()
+        except KubeschedError:
+            client.close()
+            raise
+    except KubeschedError:
+        server.store.close()
+        server.sock.close()
+        raise
+    for w in warnings:
+        print(f"kubesched: warning: --sync: {w}", file=sys.stderr)
+    server.components.insert(0, sync)
 
 
 def _raise_open_files(connections: int) -> None:
@@ -269,7 +339,8 @@ def build_scheduler(config_path: str | None, config: "SchedulerConfig", kubeconf
 
 
 def _live_options(args: argparse.Namespace, fts: "Features") -> "LiveOptions":
+    from kubesched.cli import tiebreak
     from kubesched.cli.explain_remote import live_options
     from kubesched.live import LiveOptions
 
-    return LiveOptions(**live_options(args), features=fts)
+    return LiveOptions(**live_options(args), **tiebreak.options(args), features=fts)

@@ -45,12 +45,14 @@ class SchedulerProcess:
     name = "scheduler-process"
 
     def __init__(self, kubeconfig: Path, config: str | None, verbose: int = 0, *,
-                 kubernetes_version: str = "", feature_gates: str = "") -> None:
+                 kubernetes_version: str = "", feature_gates: str = "",
+                 extra_args: list[str] | None = None) -> None:
         self.kubeconfig = kubeconfig
         self.config = config
         self.verbose = verbose
         self.kubernetes_version = kubernetes_version  # "": the server's, from its /version
         self.feature_gates = feature_gates
+        self.extra_args = extra_args or []  # the tie-break flags
         self._proc: subprocess.Popen[bytes] | None = None
 
     def command(self) -> list[str]:
@@ -61,7 +63,7 @@ class SchedulerProcess:
             cmd += ["--kubernetes-version", self.kubernetes_version]
         if self.feature_gates:
             cmd += ["--feature-gates", self.feature_gates]
-        return cmd + ["-v"] * self.verbose
+        return cmd + self.extra_args + ["-v"] * self.verbose
 
     def start(self, server: Any) -> None:
         # stdout and stderr are the server's: the child prints its own "running" line
@@ -104,7 +106,7 @@ def _watch_parent(stop: threading.Event) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from kubesched.cli import versionargs
+    from kubesched.cli import tiebreak, versionargs
     from kubesched.cli.serve import build_scheduler, load_scheduler_config
     from kubesched.live import LiveOptions
 
@@ -113,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--config")
     p.add_argument("-v", "--verbose", action="count", default=0)
     versionargs.add_arguments(p)
+    tiebreak.add_flags(p)
     args = p.parse_args(argv)
     level = {0: logging.WARNING, 1: logging.INFO}.get(args.verbose, logging.DEBUG)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
@@ -131,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         fts = versionargs.features(args)
         component = build_scheduler(args.config, load_scheduler_config(args.config), args.kubeconfig,
-                                    LiveOptions(features=fts))
+                                    LiveOptions(features=fts, **tiebreak.options(args)))
     except KubeschedError as exc:
         print(f"kubesched: error: {exc}", file=sys.stderr)
         return 2

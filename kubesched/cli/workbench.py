@@ -28,7 +28,8 @@ def add_parsers(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> N
 
     cmp = sub.add_parser("compare", help="schedule the same pending pods under several configurations, side by side")
     cmp.add_argument("-f", "--filename", action="append", required=True, metavar="PATH",
-                     help="the cluster: manifest file or directory (repeatable), e.g. a snapshot")
+                     help="the cluster: manifest file or directory (repeatable), e.g. a snapshot; or one "
+                          "`kubesched record` recording, replayed under each configuration")
     cmp.add_argument("--config", action="append", required=True, metavar="FILE",
                      help="KubeSchedulerConfiguration (repeatable; `default` for the built-in defaults)")
     cmp.add_argument("-o", "--output", metavar="DIR", help="write the HTML report (report.html, report.json, series/)")
@@ -90,9 +91,17 @@ def compare(args: argparse.Namespace) -> int:
             bar.update(sum(done), description=f"compare: {configs[i].name}")
 
         version = parse_minor(args.kubernetes_version) if args.kubernetes_version else None
-        doc = cmp_mod.compare(args.filename, configs, seed=args.seed, tie_break=args.tie_break, on_attempt=tick,
-                              load=loadargs.options(args), kubernetes_version=version,
-                              feature_gates=args.feature_gates)
+        recording = _recording(args.filename)
+        if recording is not None:
+            from kubesched.sim.compare_recording import compare_recording
+
+            doc = compare_recording(recording, configs, seed=args.seed, tie_break=args.tie_break,
+                                    kubernetes_version=version, feature_gates=args.feature_gates,
+                                    on_progress=lambda i, n: bar.update(n, description=f"compare: {configs[i].name}"))
+        else:
+            doc = cmp_mod.compare(args.filename, configs, seed=args.seed, tie_break=args.tie_break, on_attempt=tick,
+                                  load=loadargs.options(args), kubernetes_version=version,
+                                  feature_gates=args.feature_gates)
     if args.output:
         from kubesched.sim import compare_report
 
@@ -107,6 +116,19 @@ def compare(args: argparse.Namespace) -> int:
     else:
         _print(doc, args.max_diff)
     return 0
+
+
+def _recording(paths: list[str]) -> str | None:
+    """The recording among ``-f`` (``kubesched record`` output), if one is given: alone."""
+    import os
+
+    from kubesched.sim.recording.format import is_recording_name
+    from kubesched.sim.recording.reader import is_recording
+
+    found = [p for p in paths if is_recording_name(p) and os.path.isfile(p) and is_recording(p)]
+    if found and len(paths) > 1:
+        raise KubeschedError(f"compare: {found[0]} is a recording: it brings its own cluster (give it as the only -f)")
+    return found[0] if found else None
 
 
 def _print(doc: dict[str, Any], max_diff: int) -> None:

@@ -7,8 +7,10 @@ snapshot holds exactly the kinds the scheduler's informers list
 PriorityClasses, PDBs, PodGroups, PVs/PVCs/StorageClasses/CSINodes/CSIDrivers/
 CSIStorageCapacities/VolumeAttachments, DRA DeviceClasses/ResourceSlices/ResourceClaims/
 ResourceClaimTemplates, and the Services/ReplicationControllers/ReplicaSets/StatefulSets
-PodTopologySpread's default constraints read). Nothing else: no Secrets, ConfigMaps, Events,
-Deployments.
+PodTopologySpread's default constraints read), and the other owners of pods
+(:data:`~kubesched.cluster.kube.resources.OWNER_RESOURCES`: Deployments, DaemonSets, CronJobs,
+Jobs), so that ``serve --from`` rebuilds a cluster whose pods keep their owners. Nothing
+else: no Secrets, ConfigMaps, Events.
 
 What is stripped from each object (noise the scheduler never reads): ``metadata``
 managedFields, resourceVersion, selfLink, generation and the kubectl last-applied
@@ -28,7 +30,8 @@ The cluster's ``/version`` is recorded too, as a ``kubesched.io/v1`` ``ServerVer
 document first (``00-version.yaml`` with ``-o DIR``): simulate, explain, compare and capacity
 then decide as that Kubernetes release unless ``--kubernetes-version`` says otherwise.
 
-Objects are written kind by kind in the order of :data:`ORDER` (pods last), each kind sorted
+Objects are written kind by kind in the order of :data:`ORDER` (pods, then the owners the
+scheduler does not read: added later, they keep the earlier files' numbers), each kind sorted
 by namespace and name, pods by creationTimestamp first (their arrival order, which breaks
 queue ties in simulate). ``-o FILE`` writes one multi-document YAML file; ``-o DIR`` one file
 per kind (``DIR/NN-<plural>.yaml``, which ``simulate -f DIR`` reads in name order).
@@ -48,7 +51,7 @@ from kubesched.api.documents import documents
 from kubesched.api.errors import DecodeError, KubeschedError
 from kubesched.api.kubeversion import server_version_document
 from kubesched.cluster.kube import ApiStatusError, KubeClient, KubeClientError, TransportError, call_with_retries
-from kubesched.cluster.kube.resources import SCHEDULER_RESOURCES, ApiResource
+from kubesched.cluster.kube.resources import OWNER_RESOURCES, SCHEDULER_RESOURCES, ApiResource
 
 TERMINAL = ("Succeeded", "Failed")
 REQUIRED = ("Node", "Pod")
@@ -57,12 +60,12 @@ _META_NOISE = ("managedFields", "resourceVersion", "selfLink", "generation")
 _POD_STATUS = ("phase", "nominatedNodeName", "startTime", "resourceClaimStatuses")
 _NODE_STATUS = ("capacity", "allocatable", "images")
 
-# Kinds in output order: what others refer to first, pods last.
+# Kinds in output order: what others refer to first, pods, then the owners nothing else reads.
 ORDER = ("Namespace", "PriorityClass", "Node", "StorageClass", "CSIDriver", "CSINode", "CSIStorageCapacity",
          "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment", "DeviceClass", "ResourceSlice",
          "ResourceClaimTemplate", "ResourceClaim", "Service", "ReplicationController", "ReplicaSet",
-         "StatefulSet", "PodDisruptionBudget", "PodGroup", "Pod")
-RESOURCES: dict[str, ApiResource] = {r.kind: r for r in SCHEDULER_RESOURCES}
+         "StatefulSet", "PodDisruptionBudget", "PodGroup", "Pod", "Deployment", "DaemonSet", "CronJob", "Job")
+RESOURCES: dict[str, ApiResource] = {r.kind: r for r in SCHEDULER_RESOURCES + OWNER_RESOURCES}
 assert set(RESOURCES) == set(ORDER), "a scheduler resource without a place in the snapshot order"
 
 VERSION_FILE = "00-version.yaml"  # -o DIR: the cluster's /version, read first

@@ -124,6 +124,14 @@ REPLICATION_CONTROLLERS = ApiResource("", "v1", "replicationcontrollers", "Repli
 REPLICA_SETS = ApiResource("apps", "v1", "replicasets", "ReplicaSet", True, _workload("ReplicaSet"))
 STATEFUL_SETS = ApiResource("apps", "v1", "statefulsets", "StatefulSet", True, _workload("StatefulSet"))
 WORKLOAD_RESOURCES = (SERVICES, REPLICATION_CONTROLLERS, REPLICA_SETS, STATEFUL_SETS)
+# The other owners of pods (and of ReplicaSets and Jobs): the scheduler never reads them, but a
+# snapshot or a recording keeps them, so that a cluster rebuilt from it (``serve --from``)
+# has the owners its pods refer to and its garbage collector leaves those pods alone.
+DEPLOYMENTS = ApiResource("apps", "v1", "deployments", "Deployment", True, _workload("Deployment"))
+DAEMON_SETS = ApiResource("apps", "v1", "daemonsets", "DaemonSet", True, dict)
+CRON_JOBS = ApiResource("batch", "v1", "cronjobs", "CronJob", True, dict)
+JOBS = ApiResource("batch", "v1", "jobs", "Job", True, _workload("Job"))
+OWNER_RESOURCES = (DEPLOYMENTS, DAEMON_SETS, CRON_JOBS, JOBS)
 EVENTS = ApiResource("events.k8s.io", "v1", "events", "Event", True, dict)
 # what the volume plugins read (VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions)
 PVS = ApiResource("", "v1", "persistentvolumes", "PersistentVolume", False, _trusted(PersistentVolume))

@@ -102,8 +102,10 @@ class ReplayResult:
 
 
 class Replay:
-    def __init__(self, manifest: Manifest, entries: Sequence[TraceEntry], opts: RunOptions) -> None:
-        self.sim: Simulation = wire(manifest, opts)
+    def __init__(self, manifest: Manifest, entries: Sequence[TraceEntry], opts: RunOptions, *,
+                 explain: bool = False) -> None:
+        """``explain``: keep each attempt's best nodes (a recording's replay reports ties)."""
+        self.sim: Simulation = wire(manifest, opts, explain=explain)
         self.entries = entries
         self.heap: list[tuple[float, int, int, Any]] = []
         self.seq = itertools.count()
@@ -172,6 +174,12 @@ class Replay:
         self.finishing = None
         sim.cluster.deleted.pop(uid, None)  # kept for simulate's report only: bound memory
 
+    def _dispatch(self, kind: int, payload: Any) -> None:
+        if kind == ARRIVE:
+            self._arrive(payload[0])
+        else:
+            self._delete(payload)
+
     def _drain(self) -> None:
         sim = self.sim
         while (qpi := sim.queue.pop()) is not None:
@@ -181,8 +189,13 @@ class Replay:
                 rec.attempts += 1
             if sim._skip(qpi.pod):
                 continue
-            if sim._attempt(qpi).result == "Scheduled":
+            att = sim._attempt(qpi)
+            self._after_attempt(qpi.pod, att)
+            if att.result == "Scheduled":
                 sim.outcomes.pop(qpi.pod.uid, None)  # a bound pod's record is never read again
+
+    def _after_attempt(self, pod: Pod, att: Any) -> None:
+        """Told of each attempt (a recording's replay notes ties)."""
 
     def _next_time(self, last_tick_gen: int) -> float | None:
         sim = self.sim
@@ -208,10 +221,7 @@ class Replay:
             now = sim.clock.now()
             while self.heap and self.heap[0][0] <= now:
                 _, kind, _, payload = heapq.heappop(self.heap)
-                if kind == ARRIVE:
-                    self._arrive(payload[0])
-                else:
-                    self._delete(payload)
+                self._dispatch(kind, payload)
                 events += 1
                 if progress is not None and events % PROGRESS_EVERY == 0:
                     progress(self.arrived, self.total, now)

@@ -43,6 +43,31 @@ class Metrics:
         self.running = 0
         self.series: list[dict[str, float]] = []
 
+    def add_node(self, node: Node) -> None:
+        """A node that joins during the replay (a recording's); one that was there keeps its row."""
+        if node.name in self.index:
+            i = self.index[node.name]
+            self.total_cpu -= int(self.alloc_cpu[i])
+            self.total_mem -= int(self.alloc_mem[i])
+            self.alloc_cpu[i] = node.allocatable.get("cpu", 0)
+            self.alloc_mem[i] = node.allocatable.get("memory", 0)
+        else:
+            self.index[node.name] = len(self.alloc_cpu)
+            self.alloc_cpu = np.append(self.alloc_cpu, node.allocatable.get("cpu", 0))
+            self.alloc_mem = np.append(self.alloc_mem, node.allocatable.get("memory", 0))
+            self.req_cpu = np.append(self.req_cpu, 0)
+            self.req_mem = np.append(self.req_mem, 0)
+        self.total_cpu += node.allocatable.get("cpu", 0)
+        self.total_mem += node.allocatable.get("memory", 0)
+
+    def remove_node(self, name: str) -> None:
+        """A node that leaves: no allocatable from now on (its pods are deleted on their own)."""
+        i = self.index.get(name)
+        if i is not None:
+            self.total_cpu -= int(self.alloc_cpu[i])
+            self.total_mem -= int(self.alloc_mem[i])
+            self.alloc_cpu[i] = self.alloc_mem[i] = 0
+
     def _add(self, pod: Pod, sign: int) -> None:
         i = self.index.get(pod.node_name)
         if i is None:
