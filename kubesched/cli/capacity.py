@@ -21,8 +21,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed for every random choice (default 0)")
     p.add_argument("--tie-break", choices=("random", "name"), default="random",
                    help="equal scores: seeded random choice (upstream) or the lowest node name")
-    p.add_argument("--json", action="store_true", help="print the answer as JSON")
-    p.add_argument("-o", "--output", metavar="DIR", help="write the HTML report (report.html, report.json, series/)")
+    p.add_argument("-o", "--output", choices=("table", "json"), default="table",
+                   help="the answer as a table (default) or as JSON")
+    p.add_argument("--output-dir", metavar="DIR", help="write the HTML report (report.html, report.json, series/)")
     progress.add_arguments(p)
     loadargs.add_arguments(p)
     versionargs.add_arguments(p)
@@ -98,14 +99,14 @@ def _write(args: argparse.Namespace, write: Any) -> Any:
         return write()
     except OSError as exc:
         what = args.command if args.command == "replay" else f"capacity {args.capacity_command}"
-        raise KubeschedError(f"{what} -o {args.output}: {exc.strerror or exc}") from exc
+        raise KubeschedError(f"{what} --output-dir {args.output_dir}: {exc.strerror or exc}") from exc
 
 
 def _emit(args: argparse.Namespace, doc: dict[str, Any], report: Any, table: Any) -> int:
-    if args.output:
-        path = _write(args, lambda: report().write(args.output))
+    if args.output_dir:
+        path = _write(args, lambda: report().write(args.output_dir))
         print(f"report: {path}", file=sys.stderr)
-    if args.json:
+    if args.output == "json":
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
@@ -165,7 +166,7 @@ def _replay(args: argparse.Namespace, manifest: Any, opts: Any) -> int:
         result = replay(manifest, entries, opts,
                         progress=lambda done, total, t: bar.update(
                             done, total=total, description=f"replay t={t:,.0f}s"))
-    if args.output:
-        _write(args, lambda: write_replay_data(result, args.output))
-    return _emit(args, result.to_json() if args.json else {}, lambda: replay_report(result, args.trace),
+    if args.output_dir:
+        _write(args, lambda: write_replay_data(result, args.output_dir))
+    return _emit(args, result.to_json() if args.output == "json" else {}, lambda: replay_report(result, args.trace),
                  lambda: cr.print_replay(result))

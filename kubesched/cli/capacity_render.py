@@ -77,9 +77,20 @@ def print_drain(r: DrainResult) -> None:
     con.print(f"drainable: {escape(', '.join(r.drainable)) or 'none'}")
 
 
+# the replay summary's keys (as -o json has them) as the table shows them, with their units
+REPLAY_LABELS = {
+    "pods": "pods", "scheduled": "scheduled (pods)", "neverScheduled": "never scheduled (pods)",
+    "deletedPending": "deleted while pending (pods)", "preempted": "preempted (pods)",
+    "latencyMean": "latency mean (virtual s)", "latencyP50": "latency p50 (virtual s)",
+    "latencyP90": "latency p90 (virtual s)", "latencyP99": "latency p99 (virtual s)",
+    "latencyMax": "latency max (virtual s)", "virtualSeconds": "virtual time (s)",
+    "wallSeconds": "wall time (s)", "attempts": "scheduling attempts", "nodes": "nodes",
+}
+
+
 def print_replay(r: ReplayResult) -> None:
     con = _console()
     t = _table("replay", "METRIC", "VALUE")
     for k, v in r.summary().items():
-        t.add_row(k, "" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v)))
+        t.add_row(REPLAY_LABELS.get(k, k), "" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v)))
     con.print(t)

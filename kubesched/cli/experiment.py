@@ -20,7 +20,7 @@ def add_parsers(sub: Any) -> None:
     ob.add_argument("--nodes", required=True, metavar="NODES.csv", help="node list (sn,cpu_milli,memory_mib,gpu,model)")
     ob.add_argument("--pods", required=True, metavar="PODS.csv",
                     help="pod list (name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,qos,...])")
-    ob.add_argument("-o", "--output", required=True, metavar="DIR", help="directory for nodes.yaml and pods.yaml")
+    ob.add_argument("--output-dir", required=True, metavar="DIR", help="directory for nodes.yaml and pods.yaml")
 
     exp = sub.add_parser("experiment", help="the FGD paper's GPU-sharing experiments on openb traces")
     esub = exp.add_subparsers(dest="experiment", required=True)
@@ -35,7 +35,7 @@ def add_parsers(sub: Any) -> None:
     sw.add_argument("--pods", required=True, action="append", metavar="PODS.csv", help="openb pod list (repeatable)")
     sw.add_argument("--policies", default=POLICY_NAMES, help=f"comma-separated (default {POLICY_NAMES})")
     sw.add_argument("--seeds", default="42-51", help="seeds: 42-51, or 42,43,50 (default 42-51)")
-    sw.add_argument("-o", "--output", required=True, metavar="DIR", help="results directory (a stopped sweep resumes)")
+    sw.add_argument("--output-dir", required=True, metavar="DIR", help="results directory (a stopped sweep resumes)")
     sw.add_argument("--jobs", type=int, default=None, help="local worker processes (default: the CPU count)")
     sw.add_argument("--ray", nargs="?", const=True, default=None, metavar="ADDRESS",
                     help="run on Ray: a local Ray, or the cluster at ADDRESS (ray://host:10001, auto)")
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "import":
         from kubesched.experiment.importer import import_openb
 
-        for path in import_openb(args.nodes, args.pods, args.output):
+        for path in import_openb(args.nodes, args.pods, args.output_dir):
             print(path)
         return 0
     import kubesched.experiment as experiment
@@ -89,13 +89,13 @@ def run(args: argparse.Namespace) -> int:
               f"{r.final_percent}% arrived ({r.timing.get('wallSeconds', 0):.1f} s)", file=sys.stderr, flush=True)
 
     out = experiment.sweep(args.nodes, args.pods, policies=policies, seeds=parse_seeds(args.seeds),
-                           inflation=args.inflation, out=args.output, ray=args.ray, jobs=args.jobs,
+                           inflation=args.inflation, out=args.output_dir, ray=args.ray, jobs=args.jobs,
                            tie_break=args.tie_break, progress=progress)
     summary = out.summary()
     for row in summary:
         print(f"{row['workload']:28} {row['policy']:14} unallocated {row['unallocated_median']}% "
               f"(median of {row['runs']}; {row['unallocated_min']}..{row['unallocated_max']})")
-    print(f"{args.output}/report.html")
+    print(f"{args.output_dir}/report.html")
     return 0
 
 

@@ -48,7 +48,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--kubeconfig", metavar="FILE", default="",
                    help="kubeconfig of the cluster (default: $KUBECONFIG, ~/.kube/config)")
     p.add_argument("--context", metavar="NAME", help="kubeconfig context")
-    p.add_argument("-o", "--output", required=True, metavar="TRACE.jsonl[.gz]",
+    p.add_argument("--output-file", required=True, metavar="TRACE.jsonl[.gz]",
                    help="the recording (JSON lines; gzip when the name ends in .gz)")
     p.add_argument("--duration", metavar="D", help="stop after D (90, 90s, 5m, 1h30m); default: until Ctrl-C")
     p.add_argument("--progress-interval", type=float, default=10.0, metavar="SECONDS",
@@ -67,8 +67,8 @@ def run(args: argparse.Namespace) -> int:
     from kubesched.sim.recording.recorder import Recorder, Writer
 
     duration = parse_duration(args.duration) if args.duration else None
-    if not is_recording_name(args.output):
-        raise KubeschedError(f"record -o {args.output}: the name must end in .jsonl or .jsonl.gz")
+    if not is_recording_name(args.output_file):
+        raise KubeschedError(f"record --output-file {args.output_file}: the name must end in .jsonl or .jsonl.gz")
     try:
         client = KubeClient.connect(args.kubeconfig, context=args.context)
     except KubeClientError as exc:
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         from kubesched.sim import snapshot
 
         probe = snapshot.Snapshot(source=client.host)
-        writer = Writer(args.output, client.host, server_version=snapshot._server_version(client, probe))
+        writer = Writer(args.output_file, client.host, server_version=snapshot._server_version(client, probe))
         rec = Recorder(client, writer)
         rec.start()
         for w in probe.warnings + rec.warnings:
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         if rec is not None:
             rec.stop()
         if writer is not None:
-            _finish(writer, args.output, reason[0] if not failed else "failed",
+            _finish(writer, args.output_file, reason[0] if not failed else "failed",
                     keep=not failed or writer.counts["synced"] > 0)
         client.close()
     return 0

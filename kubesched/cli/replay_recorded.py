@@ -52,9 +52,9 @@ def run(args: argparse.Namespace, options: Callable[[Any], Any]) -> int:
     doc = result.to_json() | {"notReplayed": dict(rr.not_replayed)}
     if cmp is not None:
         doc["comparison"] = cmp
-    if args.output:
+    if args.output_dir:
         _write_report(args, result, cmp)
-    if args.json:
+    if args.output == "json":
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
@@ -72,15 +72,15 @@ def _write_report(args: argparse.Namespace, result: Any, cmp: dict[str, Any] | N
     from kubesched.sim.replay.report import replay_report, write_replay_data
 
     try:
-        write_replay_data(result, args.output)
+        write_replay_data(result, args.output_dir)
         if cmp is not None:  # every pod's verdict, beside replay.json
-            Path(args.output, "comparison.json").write_text(json.dumps(cmp, allow_nan=False) + "\n", encoding="utf-8")
+            Path(args.output_dir, "comparison.json").write_text(json.dumps(cmp, allow_nan=False) + "\n", encoding="utf-8")
         rep = replay_report(result, args.trace)
         if cmp is not None:
             add_comparison(rep, cmp, result)
-        path = rep.write(args.output)
+        path = rep.write(args.output_dir)
     except OSError as exc:
-        raise KubeschedError(f"replay -o {args.output}: {exc.strerror or exc}") from exc
+        raise KubeschedError(f"replay --output-dir {args.output_dir}: {exc.strerror or exc}") from exc
     print(f"report: {path}", file=sys.stderr)
 
 

@@ -20,8 +20,9 @@ def add_parsers(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> N
     src.add_argument("--from-dump", action="append", metavar="FILE",
                      help="read `kubectl get ... -o yaml` output instead of a cluster (repeatable)")
     snap.add_argument("--context", metavar="NAME", help="kubeconfig context")
-    snap.add_argument("-o", "--output", metavar="DIR|FILE",
-                      help="a .yaml/.yml/.json file, or a directory (one file per kind); default stdout")
+    out = snap.add_mutually_exclusive_group()
+    out.add_argument("--output-dir", metavar="DIR", help="a directory, one file per kind (default: stdout)")
+    out.add_argument("--output-file", metavar="FILE", help="one .yaml/.yml/.json file (default: stdout)")
     snap.add_argument("--keep-finished", action="store_true",
                       help="keep Succeeded/Failed pods (simulate lists them as ignored); default: left out")
     progress.add_arguments(snap)
@@ -32,8 +33,9 @@ def add_parsers(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> N
                           "`kubesched record` recording, replayed under each configuration")
     cmp.add_argument("--config", action="append", required=True, metavar="FILE",
                      help="KubeSchedulerConfiguration (repeatable; `default` for the built-in defaults)")
-    cmp.add_argument("-o", "--output", metavar="DIR", help="write the HTML report (report.html, report.json, series/)")
-    cmp.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    cmp.add_argument("-o", "--output", choices=("table", "json"), default="table",
+                     help="the comparison as a table (default) or as JSON")
+    cmp.add_argument("--output-dir", metavar="DIR", help="write the HTML report (report.html, report.json, series/)")
     cmp.add_argument("--seed", type=int, default=0, help="seed for every random choice (default 0)")
     cmp.add_argument("--tie-break", choices=("random", "name"), default="random",
                      help="equal scores: seeded random choice (upstream) or the lowest node name")
@@ -65,17 +67,21 @@ def snapshot(args: argparse.Namespace) -> int:
             client.close()
     for w in snap.warnings:
         print(f"kubesched: warning: {w}", file=sys.stderr)
+    if args.output_file and not args.output_file.endswith((".yaml", ".yml", ".json")):
+        raise KubeschedError(f"snapshot --output-file {args.output_file}: the name must end in .yaml, .yml or .json "
+                             "(--output-dir writes a directory)")
     try:
-        written = snap_mod.write(snap, args.output)
+        written = snap_mod.write(snap, args.output_dir or args.output_file, directory=bool(args.output_dir))
     except OSError as exc:
-        raise KubeschedError(f"snapshot -o {args.output}: {exc.strerror or exc}") from exc
+        where = f"--output-dir {args.output_dir}" if args.output_dir else f"--output-file {args.output_file}"
+        raise KubeschedError(f"snapshot {where}: {exc.strerror or exc}") from exc
     if written:
         counts = ", ".join(f"{n} {k}" for k, n in snap.counts().items())
         print(f"snapshot of {snap.source}: {counts}", file=sys.stderr)
         if snap.finished_pods:
             print(f"finished pods {'kept' if args.keep_finished else 'left out'}: {snap.finished_pods}",
                   file=sys.stderr)
-        print(f"written: {args.output}", file=sys.stderr)
+        print(f"written: {args.output_dir or args.output_file}", file=sys.stderr)
     return 0
 
 
@@ -102,15 +108,15 @@ def compare(args: argparse.Namespace) -> int:
             doc = cmp_mod.compare(args.filename, configs, seed=args.seed, tie_break=args.tie_break, on_attempt=tick,
                                   load=loadargs.options(args), kubernetes_version=version,
                                   feature_gates=args.feature_gates)
-    if args.output:
+    if args.output_dir:
         from kubesched.sim import compare_report
 
         try:
-            path = compare_report.build(doc).write(args.output)
+            path = compare_report.build(doc).write(args.output_dir)
         except OSError as exc:
-            raise KubeschedError(f"compare -o {args.output}: {exc.strerror or exc}") from exc
+            raise KubeschedError(f"compare --output-dir {args.output_dir}: {exc.strerror or exc}") from exc
         print(f"report: {path}", file=sys.stderr)
-    if args.json:
+    if args.output == "json":
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
@@ -145,6 +151,12 @@ def _print(doc: dict[str, Any], max_diff: int) -> None:
     for row in rows:
         table.add_row(*("" if v is None else str(v) for v in row))
     console.print(table)
+    for r in doc["configurations"]:
+        reasons = r.get("unschedulableReasons") or {}
+        if reasons:
+            console.print(f"Why pending under {r['name']}")
+            for message, count in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
+                console.print(f"  {count} pod(s): {message}")
     diff = doc["diff"]["different"]
     if not diff:
         console.print("Every pod is placed the same under every configuration.")

@@ -259,9 +259,10 @@ def _yaml(objs: list[dict[str, Any]]) -> str:
     return yaml.safe_dump_all(objs, sort_keys=False, default_flow_style=False) if objs else ""
 
 
-def write(snap: Snapshot, out: str | None) -> list[Path]:
-    """Write ``snap``: to stdout (``out`` None or ``-``), to one file (a name ending in .yaml,
-    .yml or .json is a file; anything else a directory). Returns the files written."""
+def write(snap: Snapshot, out: str | None, *, directory: bool = False) -> list[Path]:
+    """Write ``snap``: to stdout (``out`` None or ``-``), to the directory ``out`` (one file
+    per kind) when ``directory``, else to the one file ``out`` (YAML, or JSON for a name
+    ending in .json). Returns the files written."""
     import sys
 
     version = [server_version_document(snap.server_version)] if snap.server_version else []
@@ -270,7 +271,7 @@ def write(snap: Snapshot, out: str | None) -> list[Path]:
         sys.stdout.write(snap.header() + _yaml(everything))
         return []
     path = Path(out)
-    if path.suffix in (".yaml", ".yml", ".json"):
+    if not directory:
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.suffix == ".json":
             import json

@@ -37,7 +37,7 @@ def test_fit_table_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "7 more copies of default/web fit" in out and "Why copy 8 does not fit" in out
-    assert main(args + ["--json", "--max", "2"]) == 0
+    assert main(args + ["-o", "json", "--max", "2"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["fits"], doc["stoppedBy"], "refusal" in doc) == (2, "max", False)
 
@@ -47,7 +47,7 @@ def test_plan_json_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]
               shapes_yaml="shapes:\n- {name: small, cpu: '4', memory: 16Gi, price: 1}\n"
                           "- {name: large, cpu: '16', memory: 64Gi, price: 5}\n")
     assert main(["capacity", "plan", "-f", f["cluster_yaml"], "--catalogue", f["shapes_yaml"], "--objective",
-                 "price", "--json", "-o", str(tmp_path / "r")]) == 0
+                 "price", "-o", "json", "--output-dir", str(tmp_path / "r")]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["nodesAdded"], doc["cost"], doc["shapes"], doc["verified"]) == (4, 4.0, {"small": 4}, True)
     assert [u["pod"] for u in doc["unplaceable"]] == ["default/huge"]
@@ -67,8 +67,8 @@ def test_drain_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 def test_replay_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = files(tmp_path, cluster_yaml=CLUSTER, trace_jsonl=jsonl(TRACE))
     out_dir = tmp_path / "out"
-    assert main(["replay", "-f", f["cluster_yaml"], "--trace", f["trace_jsonl"], "-o", str(out_dir)]) == 0
-    assert "latencyMax" in capsys.readouterr().out
+    assert main(["replay", "-f", f["cluster_yaml"], "--trace", f["trace_jsonl"], "--output-dir", str(out_dir)]) == 0
+    assert "latency max (virtual s)" in capsys.readouterr().out
     with open(out_dir / "pods.csv", newline="") as fh:
         pods = {r["pod"]: r for r in csv.DictReader(fh)}
     assert {p: r["latency"] for p, r in pods.items()} == {
@@ -89,9 +89,10 @@ def test_replay_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     (["capacity", "drain", "--nodes", "nope"], {}, "--nodes: node 'nope' not found in the manifests"),
     (["capacity", "fit", "--pod", "{p_yaml}", "--max", "-1"], {"p_yaml": TEMPLATE}, "--max: must be >= 0, got -1"),
     (["capacity", "fit", "--pod", "{missing}"], {}, "{missing}: No such file or directory"),
-    (["replay", "--trace", "{t_jsonl}", "-o", "{t_jsonl}"], {"t_jsonl": '{"time": 0}\n'},
-     "replay -o {t_jsonl}: File exists"),
-    (["capacity", "drain", "-o", "{cluster_yaml}/r"], {}, "capacity drain -o {cluster_yaml}/r: Not a directory"),
+    (["replay", "--trace", "{t_jsonl}", "--output-dir", "{t_jsonl}"], {"t_jsonl": '{"time": 0}\n'},
+     "replay --output-dir {t_jsonl}: File exists"),
+    (["capacity", "drain", "--output-dir", "{cluster_yaml}/r"], {},
+     "capacity drain --output-dir {cluster_yaml}/r: Not a directory"),
 ], ids=["trace", "price", "drain-node", "max", "missing-template", "replay-output", "drain-output"])
 def test_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
                              texts: dict[str, str], message: str) -> None:
@@ -113,7 +114,7 @@ def test_replay_report_opens_in_headless_chromium_and_plots_render(tmp_path: Pat
     """The example trace (examples/whatif) through the installed command; the report opens
     offline in Chromium with its four plots drawn (screenshot kept as a CI artefact)."""
     res = subprocess.run([sys.executable, "-m", "kubesched.cli.main", "replay", "-f", str(WHATIF / "cluster.yaml"),
-                          "--trace", str(WHATIF / "trace.jsonl"), "-o", str(tmp_path / "r")],
+                          "--trace", str(WHATIF / "trace.jsonl"), "--output-dir", str(tmp_path / "r")],
                          capture_output=True, text=True, timeout=300, cwd=REPO)
     assert res.returncode == 0, res.stderr
     page_path = tmp_path / "r" / "report.html"
@@ -147,7 +148,7 @@ def test_progress_on_stderr_only_when_asked(tmp_path: Path) -> None:
         return subprocess.run([sys.executable, "-m", "kubesched.cli.main", *args], cwd=REPO, capture_output=True,
                               text=True, timeout=120)
 
-    args = ["replay", "-f", f["cluster_yaml"], "--trace", f["trace_jsonl"], "--json"]
+    args = ["replay", "-f", f["cluster_yaml"], "--trace", f["trace_jsonl"], "-o", "json"]
     plain, shown = kubesched(*args), kubesched(*args, "--progress")
     assert plain.returncode == shown.returncode == 0, shown.stderr
     assert plain.stderr == ""

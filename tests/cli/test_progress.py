@@ -38,7 +38,7 @@ def test_loading_progress_comes_first() -> None:
 
 
 def test_compare_progress() -> None:
-    res = kubesched("compare", "-f", CLUSTER, "--config", "default", "--config", "default", "--progress", "--json")
+    res = kubesched("compare", "-f", CLUSTER, "--config", "default", "--config", "default", "--progress", "-o", "json")
     assert res.returncode == 0, res.stderr
     assert "compare: default" in res.stderr and "compare: default-2" in res.stderr
 

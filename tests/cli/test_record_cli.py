@@ -44,12 +44,12 @@ def test_record_errors_are_one_line(tmp_path: Path) -> None:
         "clusters": [{"name": "c", "cluster": {"server": f"http://127.0.0.1:{port}"}}],
         "users": [{"name": "u", "user": {}}], "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}]}))
     out = tmp_path / "rec.jsonl"
-    res = record("--kubeconfig", str(kubeconfig), "-o", str(out))
+    res = record("--kubeconfig", str(kubeconfig), "--output-file", str(out))
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert res.stderr.startswith(f"kubesched: error: record: cannot reach the API server at http://127.0.0.1:{port}")
     assert len(res.stderr.splitlines()) == 1 and not out.exists()
-    res = record("--kubeconfig", str(kubeconfig), "-o", str(tmp_path / "rec.txt"))
+    res = record("--kubeconfig", str(kubeconfig), "--output-file", str(tmp_path / "rec.txt"))
     assert res.returncode == 2
-    assert res.stderr == f"kubesched: error: record -o {tmp_path / 'rec.txt'}: the name must end in .jsonl or .jsonl.gz\n"
-    res = record("--kubeconfig", str(kubeconfig), "-o", str(out), "--duration", "soon")
+    assert res.stderr == f"kubesched: error: record --output-file {tmp_path / 'rec.txt'}: the name must end in .jsonl or .jsonl.gz\n"
+    res = record("--kubeconfig", str(kubeconfig), "--output-file", str(out), "--duration", "soon")
     assert res.stderr == "kubesched: error: --duration: 'soon' is not a duration (e.g. 90, 90s, 5m, 1h30m)\n"

@@ -89,9 +89,9 @@ def test_capacity_and_compare_decide_as_the_release(tmp_path: Any, capsys: pytes
     (tmp_path / "node.yaml").write_text(NODE)
     (tmp_path / "pod.yaml").write_text(POD)
     assert main(["capacity", "fit", "-f", str(tmp_path / "node.yaml"), "--pod", str(tmp_path / "pod.yaml"),
-                 "--json", "--kubernetes-version", version]) == 0
+                 "-o", "json", "--kubernetes-version", version]) == 0
     assert json.loads(capsys.readouterr().out)["refusal"]["reasons"][0]["reason"] == reason
     (tmp_path / "c.yaml").write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n")
     assert main(["compare", "-f", str(tmp_path / "node.yaml"), "-f", str(tmp_path / "pod.yaml"),
-                 "--config", str(tmp_path / "c.yaml"), "--json", "--kubernetes-version", version]) == 0
+                 "--config", str(tmp_path / "c.yaml"), "-o", "json", "--kubernetes-version", version]) == 0
     assert json.loads(capsys.readouterr().out)["kubernetesVersion"] == version

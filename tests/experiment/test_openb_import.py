@@ -27,7 +27,7 @@ def test_import_then_simulate(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     (tmp_path / "p.csv").write_text(PODS)
     out = tmp_path / "m"
     assert main(["import", "openb", "--nodes", str(tmp_path / "n.csv"), "--pods", str(tmp_path / "p.csv"),
-                 "-o", str(out)]) == 0
+                 "--output-dir", str(out)]) == 0
     assert capsys.readouterr().out.split() == [str(out / "nodes.yaml"), str(out / "pods.yaml")]
     nodes = list(yaml.safe_load_all((out / "nodes.yaml").read_text()))
     assert nodes[0]["metadata"]["labels"]["alibabacloud.com/gpu-card-model"] == "P100"
@@ -57,6 +57,6 @@ def test_import_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     (tmp_path / "n.csv").write_text(NODES)
     (tmp_path / "p.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np,1,1,1,abc\n")
     assert main(["import", "openb", "--nodes", str(tmp_path / "n.csv"), "--pods", str(tmp_path / "p.csv"),
-                 "-o", str(tmp_path / "m")]) == 2
+                 "--output-dir", str(tmp_path / "m")]) == 2
     err = capsys.readouterr().err
     assert err == f"kubesched: error: {tmp_path}/p.csv:2: column gpu_milli: 'abc' is not an integer\n"

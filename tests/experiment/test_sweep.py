@@ -66,11 +66,11 @@ def test_cli_sweep_and_fill(trace: tuple[Path, Path], tmp_path: Path, capsys: py
     doc = json.loads(capsys.readouterr().out)
     assert FillResult.from_json(doc).to_json() == doc and doc["policy"] == "gpupacking"
     assert main(["experiment", "sweep", "--nodes", str(nodes), "--pods", str(pods), "--policies", "random,dotproduct",
-                 "--seeds", "5-6", "--jobs", "1", "-o", str(tmp_path / "s")]) == 0
+                 "--seeds", "5-6", "--jobs", "1", "--output-dir", str(tmp_path / "s")]) == 0
     out = capsys.readouterr().out
     assert "tiny" in out and "random" in out and "dotproduct" in out and "report.html" in out
     assert main(["experiment", "sweep", "--nodes", str(nodes), "--pods", str(pods), "--policies", "best",
-                 "-o", str(tmp_path / "s")]) == 2
+                 "--output-dir", str(tmp_path / "s")]) == 2
     assert "policy 'best': not one of" in capsys.readouterr().err
 
 
@@ -89,5 +89,5 @@ def test_unwritable_output_is_one_line(trace: tuple[Path, Path], tmp_path: Path,
     nodes, pods = trace
     (tmp_path / "file").write_text("")
     assert main(["experiment", "sweep", "--nodes", str(nodes), "--pods", str(pods), "--policies", "fgd",
-                 "--seeds", "1", "-o", str(tmp_path / "file" / "out")]) == 2
+                 "--seeds", "1", "--output-dir", str(tmp_path / "file" / "out")]) == 2
     assert capsys.readouterr().err.startswith(f"kubesched: error: {tmp_path}/file/out: ")

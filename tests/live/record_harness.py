@@ -20,7 +20,7 @@ class Recorder:
         self.out = out
         self.lines: list[str] = []
         self.proc = subprocess.Popen([sys.executable, "-m", "kubesched.cli.main", "record", "--kubeconfig",
-                                      str(server.kubeconfig), "-o", str(out), *args], cwd=REPO,
+                                      str(server.kubeconfig), "--output-file", str(out), *args], cwd=REPO,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self._pump = threading.Thread(target=self._read, daemon=True)
         self._pump.start()
@@ -53,7 +53,7 @@ class Recorder:
 
 def replay(recording: Path, *args: str) -> dict[str, Any]:
     res = subprocess.run([sys.executable, "-m", "kubesched.cli.main", "replay", "--trace", str(recording),
-                          "--json", *args], cwd=REPO, capture_output=True, text=True, timeout=300)
+                          "-o", "json", *args], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     doc: dict[str, Any] = json.loads(res.stdout)
     return doc

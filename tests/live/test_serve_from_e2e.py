@@ -98,7 +98,7 @@ def test_serve_from_a_snapshot_lists_the_same_objects(spawn: Callable[..., Serve
     eventually(lambda: (lambda pods: len(pods) == 5 and all(p["spec"].get("nodeName") for p in pods))(
         json.loads(first.kubectl("get", "pods", "-n", "shop", "-o", "json").stdout)["items"]))
     snap = tmp_path / "snap"
-    res = kubesched("snapshot", "--kubeconfig", str(first.kubeconfig), "-o", str(snap))
+    res = kubesched("snapshot", "--kubeconfig", str(first.kubeconfig), "--output-dir", str(snap))
     assert res.returncode == 0, res.stderr
     assert {"22-deployments.yaml", "25-jobs.yaml"} <= {p.name for p in snap.iterdir()}
     before = listing(first)

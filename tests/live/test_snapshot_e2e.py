@@ -89,7 +89,7 @@ def test_snapshot_of_serve_round_trips_through_simulate(spawn: Callable[..., Ser
                    "-p", '{"status": {"phase": "Succeeded"}}')
 
     out = tmp_path / "snap"
-    res = snapshot(server, "-o", str(out))
+    res = snapshot(server, "--output-dir", str(out))
     assert res.returncode == 0, res.stderr
     assert "8 Pod" in res.stderr and "finished pods left out: 1" in res.stderr
     files = sorted(p.name for p in out.iterdir())
@@ -117,7 +117,7 @@ def test_snapshot_of_serve_round_trips_through_simulate(spawn: Callable[..., Ser
     assert all(len(a.best) == 1 for o in results for a in o.attempts), "a tie: the comparison would be luck"
     assert {o.pod.key: o.node for o in results} == bound
 
-    kept = snapshot(server, "--keep-finished", "-o", str(tmp_path / "all.yaml"))
+    kept = snapshot(server, "--keep-finished", "--output-file", str(tmp_path / "all.yaml"))
     assert kept.returncode == 0, kept.stderr
     docs = [d for d in yaml.safe_load_all((tmp_path / "all.yaml").read_text()) if d]
     assert sorted(d["metadata"]["name"] for d in docs if d["kind"] == "Pod") == ["finished"] + sorted(
@@ -154,7 +154,7 @@ def test_snapshot_of_a_v1_35_serve_is_simulated_as_v1_35(spawn: Callable[..., Se
     (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all(docs))
     server.kubectl("apply", "-f", str(tmp_path / "cluster.yaml"))
     out = tmp_path / "snap"
-    done = snapshot(server, "-o", str(out))
+    done = snapshot(server, "--output-dir", str(out))
     assert done.returncode == 0, done.stderr
     assert (out / "00-version.yaml").exists()
     sim = subprocess.run([sys.executable, "-m", "kubesched.cli.main", "simulate", "-f", str(out), "-o", "json",

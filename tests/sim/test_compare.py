@@ -106,7 +106,7 @@ def test_cli_table_json_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "nodes used" in out and "4/4" in out and "3/4" in out and "default/web-2" in out
-    assert main(args + ["--json"]) == 0
+    assert main(args + ["-o", "json"]) == 0
     assert json.loads(capsys.readouterr().out) == run()
     bad = tmp_path / "bad.yaml"
     bad.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
@@ -126,7 +126,7 @@ def screenshot_dir() -> Path:
 def test_html_report_opens_in_headless_chromium_and_plots_render(tmp_path: Path) -> None:
     res = subprocess.run([sys.executable, "-m", "kubesched.cli.main", "compare", "-f", str(WHATIF / "cluster.yaml"),
                           "--config", str(WHATIF / "least-allocated.yaml"), "--config",
-                          str(WHATIF / "most-allocated.yaml"), "--tie-break", "name", "-o", str(tmp_path / "r")],
+                          str(WHATIF / "most-allocated.yaml"), "--tie-break", "name", "--output-dir", str(tmp_path / "r")],
                          capture_output=True, text=True, timeout=120, cwd=REPO)
     assert res.returncode == 0, res.stderr
     page_path = tmp_path / "r" / "report.html"
@@ -174,8 +174,8 @@ def test_pods_a_configuration_does_not_schedule_are_ignored_there(tmp_path: Path
 def test_report_into_a_file_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     taken = tmp_path / "taken"
     taken.write_text("")
-    assert main(["compare", "-f", str(WHATIF / "cluster.yaml"), "--config", "default", "-o", str(taken)]) == 2
-    assert capsys.readouterr().err == f"kubesched: error: compare -o {taken}: Not a directory\n"
+    assert main(["compare", "-f", str(WHATIF / "cluster.yaml"), "--config", "default", "--output-dir", str(taken)]) == 2
+    assert capsys.readouterr().err == f"kubesched: error: compare --output-dir {taken}: Not a directory\n"
 
 
 def test_unschedulable_pods_are_counted_by_message(tmp_path: Path) -> None:
@@ -193,3 +193,20 @@ def test_unschedulable_pods_are_counted_by_message(tmp_path: Path) -> None:
     assert run_["unschedulableReasons"] == {
         "0/4 nodes are available: 4 Insufficient cpu. no new claims to deallocate, preemption: "
         "0/4 nodes are available: 4 Preemption is not helpful for scheduling.": 1}
+
+
+def test_the_terminal_table_says_why_pods_stay_pending(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """compare's table names the unschedulable message of each configuration: one node with
+    1 CPU and a pod asking for 2 gives upstream's FitError text (``0/1 nodes are available:
+    1 Insufficient cpu.``, pkg/scheduler/framework/plugins/noderesources/fit.go and
+    schedule_one.go's FitError.Error), once per configuration."""
+    cluster = tmp_path / "c.yaml"
+    cluster.write_text(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+        "status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: default}\n"
+        "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '2'}}}]}\n")
+    assert main(["compare", "-f", str(cluster), "--config", "default", "--config", "default", "--no-progress"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for name in ("default", "default-2"):
+        assert f"Why pending under {name} 1 pod(s): 0/1 nodes are available: 1 Insufficient cpu." in out

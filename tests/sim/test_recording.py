@@ -181,7 +181,7 @@ def test_compare_and_replay_commands_take_a_recording(tmp_path: Path, capsys: py
     most = tmp_path / "most.yaml"
     most.write_text(yaml.safe_dump(MOST_ALLOCATED))
     assert main(["compare", "-f", path, "--config", "default", "--config", str(most), "--tie-break", "name",
-                 "--json", "--no-progress"]) == 0
+                 "-o", "json", "--no-progress"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["cluster"] == [path] and doc["pendingPods"] == 2
     assert doc["diff"]["different"] == [
@@ -189,7 +189,7 @@ def test_compare_and_replay_commands_take_a_recording(tmp_path: Path, capsys: py
         {"pod": "default/b", "placements": {"default": "n3", "most": "n1"}}]
     out = tmp_path / "report"
     assert main(["replay", "--trace", path, "--tie-break", "name", "--config", str(most), "--compare-recorded",
-                 "-o", str(out), "--no-progress"]) == 0
+                 "--output-dir", str(out), "--no-progress"]) == 0
     printed = capsys.readouterr()
     assert "agreement with the recording: 0/2 (0.0%)" in printed.out and "report: " in printed.err
     saved = json.loads((out / "comparison.json").read_text())

@@ -73,7 +73,7 @@ def test_directory_output_one_file_per_kind_replacing_an_earlier_snapshot(tmp_pa
     (out / "06-csistoragecapacities.yaml").write_text("stale")
     (out / "notes.txt").write_text("mine")
     snap = snapshot.from_dump([str(dump(tmp_path, [NODE, pod("a")]))])
-    written = snapshot.write(snap, str(out))
+    written = snapshot.write(snap, str(out), directory=True)
     assert [p.name for p in written] == ["03-nodes.yaml", "21-pods.yaml"]
     assert sorted(p.name for p in out.iterdir()) == ["03-nodes.yaml", "21-pods.yaml", "notes.txt"]
 
@@ -151,7 +151,7 @@ def test_recorded_server_version_chooses_the_release(tmp_path: Path, capsys: pyt
     snap = snapshot.from_dump([str(dump(tmp_path, [NODE, pod("a", node="")]))])
     snap.server_version = {"major": "1", "minor": "35", "gitVersion": "v1.35.4"}
     out = tmp_path / "snap"
-    snapshot.write(snap, str(out))
+    snapshot.write(snap, str(out), directory=True)
     assert (out / "00-version.yaml").read_text().startswith("# kubesched snapshot")
     assert load_manifests([str(out)]).kubernetes_version == "1.35"
     assert main(["simulate", "-f", str(out), "-o", "json"]) == 0
@@ -159,7 +159,7 @@ def test_recorded_server_version_chooses_the_release(tmp_path: Path, capsys: pyt
     assert main(["simulate", "-f", str(out), "-o", "json", "--kubernetes-version", "1.36"]) == 0
     assert '"kubernetesVersion": "1.36"' in capsys.readouterr().out
     snap.server_version = {"major": "1", "minor": "31", "gitVersion": "v1.31.0"}
-    snapshot.write(snap, str(out))
+    snapshot.write(snap, str(out), directory=True)
     assert main(["simulate", "-f", str(out)]) == 2
     assert capsys.readouterr().err == (f"kubesched: error: {out / '00-version.yaml'}: ServerVersion: Kubernetes 1.31 "
                                        "is not supported; supported: 1.34, 1.35, 1.36, 1.37\n")

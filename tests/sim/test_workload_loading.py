@@ -344,7 +344,7 @@ def test_capacity_fit_takes_a_workload_as_the_pod(tmp_path: Path, capsys: Any, t
                      "status: {capacity: {cpu: '4', memory: 8Gi, pods: '110'}}\n")
     pod = tmp_path / "pod.yaml"
     pod.write_text(template)
-    assert main(["capacity", "fit", "-f", str(nodes), "--pod", str(pod), "--json"]) == 0
+    assert main(["capacity", "fit", "-f", str(nodes), "--pod", str(pod), "-o", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["fits"] == fits
 
 
