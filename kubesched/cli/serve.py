@@ -82,6 +82,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="KubeSchedulerConfiguration of the scheduler inside (default: upstream's defaults)")
     versionargs.add_arguments(p, default=f"{NEWEST}, or $KUBESCHED_KUBERNETES_VERSION")
     p.add_argument("--no-ui", action="store_true", help="do not serve the web UI at / (default: served)")
+    p.add_argument("--check-store", action="store_true",
+                   help="check DATA_DIR/store.db with SQLite's integrity check (read-only), print what it finds "
+                        "and exit: 0 if the store is sound, 1 if not; serves nothing")
     p.add_argument("--no-scheduler", action="store_true",
                    help="run without the scheduler (pods stay Pending unless another scheduler binds them)")
     p.add_argument("--scheduler-process", action="store_true",
@@ -94,6 +97,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 def run(args: argparse.Namespace) -> int:
     from kubesched.server.apiserver.server import ApiServer, ServeOptions
+
+    if args.check_store:
+        return check_store(Path(args.data_dir).resolve() / "store.db")
 
     for flag, value in (("--node-cpu", args.node_cpu), ("--node-memory", args.node_memory)):
         try:
@@ -199,6 +205,19 @@ def _listening(server: "ApiServer") -> str:
     shown = f"[{host}]" if ":" in host else host
     scheme = server.url.split("://", 1)[0]
     return f"{scheme}://{shown}:{port} (every address of this machine; the kubeconfig names {server.url})"
+
+
+def check_store(path: Path) -> int:
+    """``--check-store``: SQLite's ``PRAGMA integrity_check`` of the store, read-only."""
+    from kubesched.server.store.integrity import integrity_check
+
+    problems = integrity_check(path)
+    if not problems:
+        print(f"{path}: ok")
+        return 0
+    for line in problems:
+        print(f"{path}: {line}", file=sys.stderr)
+    return 1
 
 
 def _raise_open_files(connections: int) -> None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import signal
 import socket
+import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -52,7 +53,8 @@ from kubesched.server.apiserver.http.limits import DEFAULT_MAX_MUTATING, DEFAULT
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.server.apiserver.registry.tokens import ISSUER
 from kubesched.server.apiserver.authn.tls import TlsFiles, ensure_certificates
-from kubesched.server.store import DEFAULT_HISTORY, Store
+from kubesched.server.store import DEFAULT_HISTORY, Store, StoreError
+from kubesched.server.store.integrity import verify
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +126,18 @@ class _Uvicorn(uvicorn.Server):
         await super().shutdown(sockets)
 
 
+def _open_store(data: Path, history: int) -> Store:
+    """The store of ``data``, refused in one line (:class:`StoreError`) if it is damaged, or
+    missing or empty in a data directory that held a cluster (serve writes the kubeconfig
+    once its store is open)."""
+    path = data / "store.db"
+    verify(path, held_cluster=(data / "kubeconfig").exists())
+    try:
+        return Store(path, history=history)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path}: {exc}") from None
+
+
 class ApiServer:
     def __init__(self, opts: ServeOptions, components: Sequence[Component] = ()) -> None:
         self.opts = opts
@@ -132,7 +146,7 @@ class ApiServer:
         if not data.exists():
             data.mkdir(mode=0o700, parents=True)  # it holds the store, keys and credentials
         tokens = ensure_token_file(opts.token_file) if opts.token_file else {}  # before the store opens
-        self.store = Store(data / "store.db", history=opts.watch_history)
+        self.store = _open_store(data, opts.watch_history)
         self.registry = Registry(self.store, autoprovision_namespaces=opts.autoprovision_namespaces)
         self.registry.bootstrap()
         if opts.authorization_mode == RBAC:
