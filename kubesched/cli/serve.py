@@ -129,13 +129,16 @@ def run(args: argparse.Namespace) -> int:
                         extra_routes=ui.routes() if ui is not None else [],
                         self_authorized=ui.authorizes_itself if ui is not None else None,
                         kubernetes_version=fts.version)
-    _raise_open_files(args.max_requests_inflight + args.max_mutating_requests_inflight + args.max_watches)
+    open_files = _raise_open_files()
     try:
         server = ApiServer(opts)
     except ValueError as exc:  # an unusable token file
         raise KubeschedError(f"--token-file: {exc}") from None
     except OSError as exc:
         raise KubeschedError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    if server.max_watches < args.max_watches:
+        print(f"kubesched: warning: at most {open_files} open files (ulimit -n): serving at most "
+              f"{server.connections.limit} connections and {server.max_watches} watches", file=sys.stderr)
     serve_cluster.create_nodes(server.registry, node_pools)
     server.components.extend(serve_cluster.components(args))
     component = None
@@ -220,22 +223,22 @@ def check_store(path: Path) -> int:
     return 1
 
 
-def _raise_open_files(connections: int) -> None:
-    """Every open watch and request holds a socket: raise the soft limit on open files as
-    far as the hard limit allows, and say so if that is still too few."""
+def _raise_open_files() -> int:
+    """Every open watch and request holds a socket: raise the soft limit on open files to
+    the hard limit (as Go programs such as kube-apiserver do at start); return it. The API
+    server keeps its connections below it (:mod:`kubesched.server.apiserver.http.connlimit`)."""
     try:
         import resource
     except ImportError:  # pragma: no cover - not on POSIX
-        return
+        return 0
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = connections + 2048  # plus the store, idle connections, the scheduler's own sockets
-    target = want if hard == resource.RLIM_INFINITY else min(want, hard)
-    if soft != resource.RLIM_INFINITY and soft < target:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-        soft = target
-    if soft != resource.RLIM_INFINITY and soft < want:
-        print(f"kubesched: warning: at most {soft} open files (ulimit -n): fewer connections than "
-              f"--max-watches and the in-flight limits allow", file=sys.stderr)
+    if hard != resource.RLIM_INFINITY and soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):  # above the kernel's nr_open: keep what there is
+            pass
+    return int(soft)
 
 
 SERVE_QPS, SERVE_BURST = 5000.0, 5000
