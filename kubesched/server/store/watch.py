@@ -118,9 +118,10 @@ class Watcher:
     def wants(self, kind: str) -> bool:
         return self.kinds is None or kind in self.kinds
 
-    def push(self, events: list[StoredEvent], upto: int) -> None:
+    def push(self, events: list[StoredEvent], upto: int, size: int | None = None) -> None:
         """Called by the hub (writer thread) with the events of a commit that ends at
-        revision ``upto`` (possibly none of this watcher's kinds). Never blocks."""
+        revision ``upto`` (possibly none of this watcher's kinds). Never blocks. ``size``:
+        the events' text, if the caller summed it once for every watcher."""
         with self._cond:
             if self.closed:
                 return
@@ -128,7 +129,10 @@ class Watcher:
                 self.seen_rv = upto
             if not events:
                 return
-            size = 0 if self.max_bytes is None else sum(e.size for e in events)
+            if self.max_bytes is None:
+                size = 0
+            elif size is None:
+                size = sum(e.size for e in events)
             if len(self._buf) + len(events) > self.capacity:
                 reason = f"more than {self.capacity} undelivered events"
             elif self.max_bytes is not None and self.bytes + size > self.max_bytes:
@@ -293,8 +297,10 @@ class WatchHub:
         for e in events:
             by_kind.setdefault(e.kind, []).append(e)
         for kind, evs in by_kind.items():
-            for w in single.get(kind, ()):
-                w.push(evs, upto)
+            watchers = single.get(kind, ())
+            size = sum(e.size for e in evs) if watchers else 0  # once, not once per watcher
+            for w in watchers:
+                w.push(evs, upto, size)
         for w in other:
             if w.kinds is None:
                 w.push(events, upto)
