@@ -199,3 +199,11 @@ def test_yaml_that_refers_to_itself_is_refused_in_one_line(tiny: Server) -> None
     code, err = apply(tiny, text)
     assert code == 400 and err["error"] == "YAML: document 1: invalid YAML: an alias refers to a node that contains it"
     assert tiny.request("GET", "/api/v1/namespaces/default/configmaps/ui-self")[0] == 404
+
+
+def test_a_ui_body_over_the_api_servers_bound_is_413_unread(tiny: Server) -> None:
+    """The UI's writes read their bodies with the API server's bound (3 MiB, kube-apiserver's
+    --max-request-bytes default: 413 "Request entity too large: limit is 3145728")."""
+    code, err = apply(tiny, "# " + "x" * (3 * 1024 * 1024))
+    assert code == 413, err
+    assert err["error"] == "POST /ui/api/apply: Request entity too large: limit is 3145728"

@@ -160,3 +160,12 @@ def test_a_configmap_of_exactly_1_mib_is_kept_and_may_not_grow(server: Server) -
     patch = json.dumps({"data": {"b": "y"}}).encode()
     code, body = call(server, "PATCH", f"{NS}/configmaps/full", patch, "application/merge-patch+json")
     assert code == 422 and body["details"]["causes"][0]["field"] == "[]", body
+
+
+def test_a_continue_token_nested_too_deeply_is_400(server: Server) -> None:
+    """A continue token is decoded JSON too; apiserver answers any it cannot read with
+    "continue key is not valid: ..." (storage/etcd3 ``decodeContinue``), a 400."""
+    token = base64.urlsafe_b64encode(b"[" * 20_000).decode().rstrip("=")
+    code, body = server.request("GET", f"{NS}/configmaps?limit=1&continue={token}")
+    assert code == 400 and body["reason"] == "BadRequest", body
+    assert body["message"].startswith("continue key is not valid")
