@@ -5,7 +5,8 @@ Why this exists: kubectl turns YAML into JSON (sigs.k8s.io/yaml: go-yaml, then
 some text never reaches an API server: ``.inf``/``.nan`` (JSON has no such numbers), a JSON
 number out of float64's range, an alias that contains itself or expands without bound
 ("excessive aliasing"). Those are refused here with one line naming the file and, for
-YAML, the place. YAML-only values are read as kubectl converts them: ``!!binary`` as its
+YAML, the place; aliases are judged from the parser's events before any value is built
+(:mod:`kubesched.api.yamlshape`, the bound the API server's request bodies use too). YAML-only values are read as kubectl converts them: ``!!binary`` as its
 text, ``!!set`` as a map of nulls, a float literal out of float64's range as a string
 (go-yaml's ``strconv.ParseFloat`` fails on it), an integral float as an integer (``10.0``
 is sent as ``10``), timestamps as strings. PyYAML's C loader
@@ -22,6 +23,7 @@ from typing import Any
 import yaml
 
 from kubesched.api.errors import DecodeError
+from kubesched.api.yamlshape import EXCESSIVE_ALIASING, SELF_REFERENCE, ShapeError, check_shape
 
 __all__ = ["documents"]
 
@@ -30,6 +32,8 @@ if hasattr(yaml, "CSafeLoader"):
 else:  # pragma: no cover - PyYAML built without libyaml
     _BaseLoader = yaml.SafeLoader
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_MAX_ALIASED_NODES = 1_000_000  # values of a document with its aliases expanded
+_MAX_DEPTH = 1000  # libyaml's own nesting bound
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc]
@@ -115,13 +119,15 @@ def documents(path: str, text: str, duplicates: Duplicates | None = None) -> Ite
     if path.endswith(".json"):
         yield from _json_documents(path, text, duplicates)
         return
-    aliased = "*" in text
-    n = 0
     try:
+        if "*" in text:  # without an alias no document can refer to itself or expand
+            check_shape(text, max_depth=_MAX_DEPTH, max_nodes=_MAX_ALIASED_NODES)
         for n, obj in enumerate(_yaml_documents(text, duplicates), 1):
-            if aliased:
-                _check_aliases(path, n, obj)
             yield n, obj
+    except ShapeError as exc:
+        if exc.message in (SELF_REFERENCE, EXCESSIVE_ALIASING):
+            raise DecodeError(f"invalid YAML: {exc.message}", obj=f"document {exc.document}", file=path) from None
+        raise DecodeError(f"invalid YAML at line {exc.line}, column {exc.column}: {exc.message}", file=path) from None
     except yaml.YAMLError as exc:
         raise _yaml_error(exc, path) from None
     except RecursionError:  # PyYAML without libyaml composes recursively
@@ -216,28 +222,6 @@ def _node_paths(root: Any, twice: dict[int, list[str]]) -> list[str]:
         elif isinstance(node, yaml.SequenceNode):
             stack += [(v, f"{path}[{i}]") for i, v in enumerate(node.value)]
     return sorted(set(out))
-
-
-_MAX_ALIASED_NODES = 1_000_000
-
-
-def _check_aliases(path: str, n: int, obj: Any) -> None:
-    """YAML aliases can make a document refer to itself, or expand it exponentially
-    ("billion laughs"), which JSON cannot express: refuse both, as kubectl's YAML parser
-    does ("excessive aliasing")."""
-    visited = 0
-    stack: list[tuple[Any, frozenset[int]]] = [(obj, frozenset())]
-    while stack:
-        cur, parents = stack.pop()
-        visited += 1
-        if visited > _MAX_ALIASED_NODES:
-            raise DecodeError("invalid YAML: document contains excessive aliasing", obj=f"document {n}", file=path)
-        if isinstance(cur, (dict, list)):
-            if id(cur) in parents:
-                raise DecodeError("invalid YAML: an alias refers to a node that contains it",
-                                  obj=f"document {n}", file=path)
-            inner = parents | {id(cur)}
-            stack.extend((v, inner) for v in (cur.values() if isinstance(cur, dict) else cur))
 
 
 def _yaml_error(exc: yaml.YAMLError, path: str) -> DecodeError:

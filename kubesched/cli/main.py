@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from kubesched.api.errors import KubeschedError
-from kubesched.cli import loadargs
+from kubesched.cli import loadargs, lograte
 
 
 class _VersionAction(argparse.Action):
@@ -116,6 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     level = {0: logging.WARNING, 1: logging.INFO}.get(args.verbose, logging.DEBUG)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    lograte.install()  # a flood of one message (a client can cause one) cannot fill the disk
     try:
         if args.command == "explain" and args.fix_limit < 1:
             raise KubeschedError(f"explain --fix-limit: must be at least 1, got {args.fix_limit}")

@@ -91,6 +91,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="KubeSchedulerConfiguration of the scheduler inside (default: upstream's defaults)")
     versionargs.add_arguments(p, default=f"{NEWEST}, or $KUBESCHED_KUBERNETES_VERSION")
     p.add_argument("--no-ui", action="store_true", help="do not serve the web UI at / (default: served)")
+    p.add_argument("--check-store", action="store_true",
+                   help="check DATA_DIR/store.db with SQLite's integrity check (read-only), print what it finds "
+                        "and exit: 0 if the store is sound, 1 if not; serves nothing")
     p.add_argument("--no-scheduler", action="store_true",
                    help="run without the scheduler (pods stay Pending unless another scheduler binds them)")
     p.add_argument("--scheduler-process", action="store_true",
@@ -105,6 +108,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 def run(args: argparse.Namespace) -> int:
     from kubesched.server.apiserver.server import ApiServer, ServeOptions
+
+    if args.check_store:
+        return check_store(Path(args.data_dir).resolve() / "store.db")
 
     for flag, value in (("--node-cpu", args.node_cpu), ("--node-memory", args.node_memory)):
         try:
@@ -135,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
                         extra_routes=ui.routes() if ui is not None else [],
                         self_authorized=ui.authorizes_itself if ui is not None else None,
                         kubernetes_version=fts.version)
-    _raise_open_files(args.max_requests_inflight + args.max_mutating_requests_inflight + args.max_watches)
+    open_files = _raise_open_files()
     try:
         server = ApiServer(opts)
     except ValueError as exc:  # an unusable token file
@@ -146,6 +152,9 @@ def run(args: argparse.Namespace) -> int:
         _load_from(server, args.from_path)
     if args.sync:
         _follow(server, args)
+    if server.max_watches < args.max_watches:
+        print(f"kubesched: warning: at most {open_files} open files (ulimit -n): serving at most "
+              f"{server.connections.limit} connections and {server.max_watches} watches", file=sys.stderr)
     serve_cluster.create_nodes(server.registry, node_pools)
     server.components.extend(serve_cluster.components(args))
     component = None
@@ -271,22 +280,35 @@ def _follow(server: "ApiServer", args: argparse.Namespace) -> None:
     server.components.insert(0, sync)
 
 
-def _raise_open_files(connections: int) -> None:
-    """Every open watch and request holds a socket: raise the soft limit on open files as
-    far as the hard limit allows, and say so if that is still too few."""
+def check_store(path: Path) -> int:
+    """``--check-store``: SQLite's ``PRAGMA integrity_check`` of the store, read-only."""
+    from kubesched.server.store.integrity import integrity_check
+
+    problems = integrity_check(path)
+    if not problems:
+        print(f"{path}: ok")
+        return 0
+    for line in problems:
+        print(f"{path}: {line}", file=sys.stderr)
+    return 1
+
+
+def _raise_open_files() -> int:
+    """Every open watch and request holds a socket: raise the soft limit on open files to
+    the hard limit (as Go programs such as kube-apiserver do at start); return it. The API
+    server keeps its connections below it (:mod:`kubesched.server.apiserver.http.connlimit`)."""
     try:
         import resource
     except ImportError:  # pragma: no cover - not on POSIX
-        return
+        return 0
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = connections + 2048  # plus the store, idle connections, the scheduler's own sockets
-    target = want if hard == resource.RLIM_INFINITY else min(want, hard)
-    if soft != resource.RLIM_INFINITY and soft < target:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-        soft = target
-    if soft != resource.RLIM_INFINITY and soft < want:
-        print(f"kubesched: warning: at most {soft} open files (ulimit -n): fewer connections than "
-              f"--max-watches and the in-flight limits allow", file=sys.stderr)
+    if hard != resource.RLIM_INFINITY and soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):  # above the kernel's nr_open: keep what there is
+            pass
+    return int(soft)
 
 
 SERVE_QPS, SERVE_BURST = 5000.0, 5000

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-import yaml
 from starlette.types import ASGIApp, Message
 
-from kubesched.api.errors import KubeschedError
+from kubesched.api.documents import documents as read_documents
+from kubesched.api.errors import DecodeError, KubeschedError
 from kubesched.server.apiserver.authn.authenticator import USER_KEY, UserInfo
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.server.apiserver.registry.resources import Resource
@@ -43,9 +43,9 @@ class ActionError(ValueError):
 
 def documents(text: str) -> list[dict[str, Any]]:
     """The objects in a YAML text (``List`` items flattened); ActionError names the document."""
-    try:
-        docs = [d for d in yaml.safe_load_all(text) if d is not None]
-    except yaml.YAMLError as exc:
+    try:  # kubectl's reading, bounded: no alias that contains itself or expands without end
+        docs = [d for _, d in read_documents("", text) if d is not None]
+    except DecodeError as exc:
         raise ActionError(f"YAML: {exc}") from None
     out: list[dict[str, Any]] = []
     for i, doc in enumerate(docs, 1):

@@ -60,6 +60,7 @@ from kubesched.server.apiserver.authn.authenticator import ANONYMOUS_USER, USER_
 from kubesched.server.apiserver.authz.access import ACCESS_KEY, ALLOW_ALL, Access
 from kubesched.server.apiserver.authz.requestinfo import query_of
 from kubesched.server.apiserver.errors import ApiError
+from kubesched.server.apiserver.http.bodies import read_body
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.ui import actions
 from kubesched.ui.views import BadRequest, NoScheduler, Page, Views, Visible
@@ -258,8 +259,17 @@ def _not_from_a_page(fn: Handler) -> Handler:
         if media in _SIMPLE_TYPES:
             return _error(f"{request.method} {request.url.path}: the body needs Content-Type application/yaml or "
                           f"application/json, not {media or 'none'}", 415)
-        return await fn(request)
+        try:
+            return await fn(request)
+        except ApiError as exc:  # the body over the API server's bound, or too slow (413, 408)
+            return _error(f"{request.method} {request.url.path}: {exc.message}", exc.code)
     return handler
+
+
+async def _body(request: Request) -> bytes:
+    """The request's body, bounded in size and time as the API server bounds its own."""
+    config = request.app.state.kubesched.config
+    return await read_body(request, config.max_body_bytes, config.body_timeout)
 
 
 def _write_routes(ctx: UiContext) -> list[BaseRoute]:
@@ -267,7 +277,7 @@ def _write_routes(ctx: UiContext) -> list[BaseRoute]:
         registry, caller = ctx.registry, _caller(request)
         if registry is None or caller is None:
             return _error("the server is starting", 503)
-        text = (await request.body()).decode("utf-8", "replace")
+        text = (await _body(request)).decode("utf-8", "replace")
         act = actions.delete_all if request.url.path.endswith("/delete-yaml") else actions.create
         try:
             results = await act(caller, registry, text)
@@ -278,9 +288,9 @@ def _write_routes(ctx: UiContext) -> list[BaseRoute]:
 
     async def delete(request: Request) -> Response:
         try:
-            body = json.loads(await request.body())
+            body = json.loads(await _body(request))
             args = [str(body.get(k) or "") for k in ("apiVersion", "kind", "namespace", "name")]
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):
             return _error("request body: JSON with apiVersion, kind, namespace and name expected", 400)
         if not args[1] or not args[3]:
             return _error("request body: kind and name are required", 400)
@@ -297,7 +307,7 @@ def _write_routes(ctx: UiContext) -> list[BaseRoute]:
         holder = ctx.config
         if holder is None:
             return _error("the server is starting", 503)
-        text = (await request.body()).decode("utf-8", "replace")
+        text = (await _body(request)).decode("utf-8", "replace")
         try:
             await run_in_threadpool(holder.replace, text)
         except actions.ActionError as exc:

@@ -190,3 +190,20 @@ def test_no_ui_keeps_root_a_404_for_browsers_too(tmp_path: Any) -> None:
         code, body = server.request("GET", "/", headers={"Accept": "text/html"})
         assert code == 404 and body["reason"] == "NotFound"
         assert not any("web UI" in line for line in server.output)
+
+
+def test_yaml_that_refers_to_itself_is_refused_in_one_line(tiny: Server) -> None:
+    """The UI reads YAML as kubectl does (kubesched.api.documents), with the same bound: an
+    alias naming the node that contains it is refused before anything is built or sent."""
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: &m {name: ui-self, x: *m}\n"
+    code, err = apply(tiny, text)
+    assert code == 400 and err["error"] == "YAML: document 1: invalid YAML: an alias refers to a node that contains it"
+    assert tiny.request("GET", "/api/v1/namespaces/default/configmaps/ui-self")[0] == 404
+
+
+def test_a_ui_body_over_the_api_servers_bound_is_413_unread(tiny: Server) -> None:
+    """The UI's writes read their bodies with the API server's bound (3 MiB, kube-apiserver's
+    --max-request-bytes default: 413 "Request entity too large: limit is 3145728")."""
+    code, err = apply(tiny, "# " + "x" * (3 * 1024 * 1024))
+    assert code == 413, err
+    assert err["error"] == "POST /ui/api/apply: Request entity too large: limit is 3145728"

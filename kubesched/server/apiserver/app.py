@@ -44,6 +44,7 @@ from kubesched.server.apiserver.http.limits import RequestLimits, kind_of
 from kubesched.server.apiserver.http.metrics import CONTENT_TYPE, ApiMetrics
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.server.apiserver.registry.tokens import ISSUER, TokenIssuer
+from kubesched.server.store.watch import WATCH_BUFFER_BYTES
 
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 DEFAULT_MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's --max-request-bytes default
@@ -57,6 +58,7 @@ class ApiConfig:
     max_watches: int = DEFAULT_MAX_WATCHES
     max_body_bytes: int = DEFAULT_MAX_BODY
     body_timeout: float = 60.0
+    watch_buffer_bytes: int = WATCH_BUFFER_BYTES  # undelivered event text per watch (:mod:`.http.watch`)
     bookmark_interval: float = 60.0
     min_request_timeout: float = 1800.0
     authn: Authn = field(default_factory=Authn)

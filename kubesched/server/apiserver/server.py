@@ -17,8 +17,10 @@
 
 Limits protect the server from misbehaving clients: requests in flight are bounded per
 kind, read-only, mutating and watches each on its own (429 + Retry-After beyond,
-:mod:`.limits`); uvicorn bounds connections (open watches, requests in flight and
-:data:`IDLE_CONNECTIONS` idle keep-alive ones; 503 beyond), 64 KiB of request headers,
+:mod:`.limits`); connections are bounded (open watches, requests in flight and
+:data:`IDLE_CONNECTIONS` idle keep-alive ones), and kept below the file limit with room for
+serve's own files; at the bound a new connection replaces the one idle longest
+(:mod:`.http.connlimit`); 64 KiB of request headers,
 which must arrive within 32 s (:mod:`.httpproto`), and closes idle keep-alive connections
 after 30 s; request bodies are bounded in size and time by the handlers. Shutdown (SIGINT/SIGTERM, or :meth:`ApiServer.stop`) ends open
 watches at once, then waits up to 5 s for requests in flight.
@@ -29,6 +31,7 @@ from __future__ import annotations
 import logging
 import signal
 import socket
+import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -46,17 +49,20 @@ from kubesched.server.apiserver.authz.middleware import ALWAYS_ALLOW, RBAC
 from kubesched.server.apiserver.authz.policy import ensure_bootstrap_policy
 from kubesched.server.apiserver.authn.clientcert import server_ssl_options, with_client_identity
 from kubesched.server.apiserver.registry.deletion import reap
+from kubesched.server.apiserver.http.connlimit import ACCEPT_BATCH, ConnectionLimit, connection_limit
 from kubesched.server.apiserver.http.httpproto import READ_HEADER_TIMEOUT, listen, with_header_timeout
 from kubesched.server.apiserver.kubeconfig import write_kubeconfig
 from kubesched.server.apiserver.http.inflight import DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.server.apiserver.registry.tokens import ISSUER
 from kubesched.server.apiserver.authn.tls import TlsFiles, ensure_certificates
-from kubesched.server.store import DEFAULT_HISTORY, Store
+from kubesched.server.store import DEFAULT_HISTORY, Store, StoreError
+from kubesched.server.store.integrity import verify
 
 log = logging.getLogger(__name__)
 
 IDLE_CONNECTIONS = 1000  # connections beyond those of requests and watches (kept-alive clients)
+LISTEN_BACKLOG = 2048  # connections the kernel queues until they are accepted
 
 
 class Component(Protocol):
@@ -123,6 +129,36 @@ class _Uvicorn(uvicorn.Server):
         self._owner._begin_shutdown()  # ends open watches now, not after the graceful timeout
         await super().shutdown(sockets)
 
+    # asyncio accepts up to ``backlog`` connections in a row before any is counted (and each
+    # holds a file), so uvicorn is given the small ACCEPT_BATCH; the kernel's queue of
+    # connections waiting to be accepted is then widened again
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        for sock in sockets or ():
+            sock.listen(LISTEN_BACKLOG)
+
+
+def _open_store(data: Path, history: int) -> Store:
+    """The store of ``data``, refused in one line (:class:`StoreError`) if it is damaged, or
+    missing or empty in a data directory that held a cluster (serve writes the kubeconfig
+    once its store is open)."""
+    path = data / "store.db"
+    verify(path, held_cluster=(data / "kubeconfig").exists())
+    try:
+        return Store(path, history=history)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path}: {exc}") from None
+
+
+def _open_files() -> int:
+    """The soft limit on open files (the caller raised it as far as it could)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        return 1 << 20
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return 1 << 20 if soft == resource.RLIM_INFINITY else soft
+
 
 class ApiServer:
     def __init__(self, opts: ServeOptions, components: Sequence[Component] = ()) -> None:
@@ -132,7 +168,7 @@ class ApiServer:
         if not data.exists():
             data.mkdir(mode=0o700, parents=True)  # it holds the store, keys and credentials
         tokens = ensure_token_file(opts.token_file) if opts.token_file else {}  # before the store opens
-        self.store = Store(data / "store.db", history=opts.watch_history)
+        self.store = _open_store(data, opts.watch_history)
         self.registry = Registry(self.store, autoprovision_namespaces=opts.autoprovision_namespaces)
         self.registry.bootstrap()
         if opts.authorization_mode == RBAC:
@@ -149,18 +185,22 @@ class ApiServer:
             data / "kubeconfig", self.url, ca_file=self.tls.ca_cert if self.tls else None,
             token=self.token if opts.authorization_mode != RBAC else None,
             client_cert=(self.tls.client_cert, self.tls.client_key) if self.tls else None)
+        wanted = (opts.max_requests_inflight + opts.max_mutating_requests_inflight + opts.max_watches
+                  + IDLE_CONNECTIONS)
+        self.connections = ConnectionLimit(connection_limit(_open_files(), wanted))
+        # when the file limit binds, watches may hold at most half of the connections
+        self.max_watches = opts.max_watches if self.connections.limit >= wanted else \
+            max(1, min(opts.max_watches, self.connections.limit // 2))
         self.app, self.state = build_app(self.registry, ApiConfig(
             server_address=address, max_body_bytes=opts.max_body_bytes,
             bookmark_interval=opts.bookmark_interval, min_request_timeout=opts.min_request_timeout,
             authn=Authn(tokens=tokens, client_certs=self.tls is not None),
             max_readonly=opts.max_requests_inflight, max_mutating=opts.max_mutating_requests_inflight,
-            max_watches=opts.max_watches, authorization_mode=opts.authorization_mode,
+            max_watches=self.max_watches, authorization_mode=opts.authorization_mode,
             api_audiences=opts.api_audiences or (ISSUER,),
             extra_routes=opts.extra_routes, self_authorized=opts.self_authorized, listen_host=opts.host,
             kubernetes_version=opts.kubernetes_version))
-        connections = (opts.max_requests_inflight + opts.max_mutating_requests_inflight + opts.max_watches
-                       + IDLE_CONNECTIONS)
-        protocol = with_header_timeout(opts.header_timeout)
+        protocol = with_header_timeout(opts.header_timeout, connections=self.connections)
         ssl_options: dict[str, Any] = {}
         if self.tls is not None:
             protocol = with_client_identity(protocol)
@@ -168,7 +208,9 @@ class ApiServer:
                            **server_ssl_options(str(self.tls.ca_cert))}
         config = uvicorn.Config(
             self.app, http=protocol, loop="asyncio", lifespan="off", access_log=False, log_level="warning",
-            limit_concurrency=connections, backlog=2048, timeout_keep_alive=30, timeout_graceful_shutdown=5,
+            # no limit_concurrency: self.connections bounds connections (and so requests) without
+            # a 503 for every connection over it; backlog: the accept batch (re-listened wider below)
+            backlog=ACCEPT_BATCH, timeout_keep_alive=30, timeout_graceful_shutdown=5,
             server_header=False, proxy_headers=False, **ssl_options)
         self._server = _Uvicorn(config, self)
         self._housekeeper: threading.Thread | None = None

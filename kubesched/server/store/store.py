@@ -350,9 +350,11 @@ class Store:
             return cur if out is None else out
 
     # -- watch --------------------------------------------------------------------------
-    def watch(self, kinds: Iterable[str] | None, since: int) -> Watcher:
+    def watch(self, kinds: Iterable[str] | None, since: int, max_bytes: int | None = None) -> Watcher:
         """A watcher receiving every change after revision ``since`` of ``kinds``
-        (``None``: all kinds). Raises :class:`Expired` if ``since`` was compacted."""
+        (``None``: all kinds). Raises :class:`Expired` if ``since`` was compacted, or if
+        the changes since then hold more than ``max_bytes`` of text (the watcher's bound:
+        such a client must list again, as one behind the watch cache's window does)."""
         kinds = None if kinds is None else tuple(kinds)
         self._lock.acquire()
         try:
@@ -360,19 +362,28 @@ class Store:
             if since < self._compacted:
                 raise Expired(f"too old resource version: {since} ({self._compacted + 1})",
                               since, self._compacted + 1)
-            backlog = self._events_after(kinds, since) if since < self._rv else []
-            return self.hub.new_watcher(kinds, backlog, max(since, self._rv), self.watch_capacity)
+            backlog = self._events_after(kinds, since, max_bytes) if since < self._rv else []
+            return self.hub.new_watcher(kinds, backlog, max(since, self._rv), self.watch_capacity, max_bytes)
         finally:
             self._unlock()
 
-    def _events_after(self, kinds: tuple[str, ...] | None, since: int) -> builtins.list[StoredEvent]:
+    def _events_after(self, kinds: tuple[str, ...] | None, since: int,
+                      max_bytes: int | None = None) -> builtins.list[StoredEvent]:
         sql = "SELECT rv, type, kind, namespace, name, data, prev FROM events WHERE rv > ?"
         args: builtins.list[Any] = [since]
         if kinds is not None:
             sql += f" AND kind IN ({','.join('?' * len(kinds))})"
             args.extend(kinds)
-        rows = self._wconn.execute(sql + " ORDER BY rv", args).fetchall()
-        return [StoredEvent(*r) for r in rows]
+        out: builtins.list[StoredEvent] = []
+        size = 0
+        for row in self._wconn.execute(sql + " ORDER BY rv", args):  # read no further than the bound
+            ev = StoredEvent(*row)
+            size += ev.size
+            if max_bytes is not None and size > max_bytes:
+                raise Expired(f"too old resource version: {since} (the changes since hold more than "
+                              f"{max_bytes} bytes)", since, self._rv)
+            out.append(ev)
+        return out
 
     # -- compaction ---------------------------------------------------------------------
     def compact(self, keep: int | None = None) -> int:

@@ -3,9 +3,13 @@
 The store publishes each committed transaction's events, in revision order and while it
 still holds its write lock, to every registered :class:`Watcher` whose kinds match. A
 watcher is a bounded buffer: pushing is O(1) and never waits for the consumer. A consumer
-that falls too far behind (more than ``capacity`` undelivered events) is terminated, as
-kube-apiserver terminates a watcher whose channel is full; it sees ``overflowed`` and
-resumes with a new watch from its last revision (or re-lists on 410).
+that falls too far behind (more than ``capacity`` undelivered events, or, for a watcher
+given ``max_bytes``, more than that many bytes of undelivered event text) is terminated, as
+kube-apiserver's cacher terminates a watcher whose channel stays full; it sees
+``overflowed`` and resumes with a new watch from its last revision (or re-lists on 410).
+The bytes of all such watchers together are bounded too (:attr:`WatchHub.max_total_bytes`):
+past it, the watchers holding the most are terminated first. A terminated watcher's buffer
+is dropped at once, and its ``on_overflow`` callback lets the consumer drop what it holds.
 
 Two kinds of consumers read a watcher:
 
@@ -42,6 +46,8 @@ log = logging.getLogger(__name__)
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 DEFAULT_CAPACITY = 100_000
+WATCH_BUFFER_BYTES = 32 * 1024 * 1024  # undelivered event text one HTTP watcher may hold
+TOTAL_WATCH_BUFFER_BYTES = 256 * 1024 * 1024  # ... and all of them together
 
 
 @dataclass(slots=True, eq=False)
@@ -73,6 +79,11 @@ class StoredEvent:
             self._prev_obj = loads(self.prev)
         return self._prev_obj  # type: ignore[no-any-return]
 
+    @property
+    def size(self) -> int:
+        """The event's text (object, and object before): what a buffer holding it keeps alive."""
+        return len(self.data) + (len(self.prev) if self.prev is not None else 0)
+
     def frame(self, type_: str) -> bytes:
         """The JSON watch-stream line ``{"type":...,"object":<stored text>}`` of this event
         as ``type_`` (a selector can turn MODIFIED into ADDED or DELETED); the line of the
@@ -87,7 +98,8 @@ class StoredEvent:
 class Watcher:
     """A bounded, thread-safe queue of events for one consumer."""
 
-    def __init__(self, hub: "WatchHub", kinds: frozenset[str] | None, capacity: int) -> None:
+    def __init__(self, hub: "WatchHub", kinds: frozenset[str] | None, capacity: int,
+                 max_bytes: int | None = None) -> None:
         self._hub = hub
         self.kinds = kinds
         self.only = next(iter(kinds)) if kinds is not None and len(kinds) == 1 else None  # the one kind
@@ -99,13 +111,17 @@ class Watcher:
         self.overflowed = False
         self.seen_rv = 0  # every event of this watcher's kinds up to here has been pushed
         self._waiters = 0  # threads blocked in get(): notified only when there are some
+        self.max_bytes = max_bytes  # None: bounded by the number of events only
+        self.bytes = 0  # text of the buffered events, counted when max_bytes is set
+        self.on_overflow: Callable[[], None] | None = None  # called (writer's thread) when terminated
 
     def wants(self, kind: str) -> bool:
         return self.kinds is None or kind in self.kinds
 
-    def push(self, events: list[StoredEvent], upto: int) -> None:
+    def push(self, events: list[StoredEvent], upto: int, size: int | None = None) -> None:
         """Called by the hub (writer thread) with the events of a commit that ends at
-        revision ``upto`` (possibly none of this watcher's kinds). Never blocks."""
+        revision ``upto`` (possibly none of this watcher's kinds). Never blocks. ``size``:
+        the events' text, if the caller summed it once for every watcher."""
         with self._cond:
             if self.closed:
                 return
@@ -113,16 +129,51 @@ class Watcher:
                 self.seen_rv = upto
             if not events:
                 return
-            if len(self._buf) + len(events) <= self.capacity:
-                self._buf.extend(events)
+            if self.max_bytes is None:
+                size = 0
+            elif size is None:
+                size = sum(e.size for e in events)
+            if len(self._buf) + len(events) > self.capacity:
+                reason = f"more than {self.capacity} undelivered events"
+            elif self.max_bytes is not None and self.bytes + size > self.max_bytes:
+                reason = f"more than {self.max_bytes} bytes of undelivered events"
             else:
-                self.overflowed = True
-                self.closed = True
-                self._buf.clear()
-                log.warning("watcher terminated: more than %d undelivered events", self.capacity)
+                self._buf.extend(events)
+                self._count(size)
+                reason = ""
+            if reason:
+                self._terminate_locked(reason)
             if self._waiters:
                 self._cond.notify_all()
-            notify = self._notify
+            notify, overflow = self._notify, self.on_overflow if reason else None
+        if overflow is not None:
+            overflow()
+        if notify is not None:
+            notify()
+
+    def _count(self, size: int) -> None:
+        if size and self.max_bytes is not None:
+            self.bytes += size
+            self._hub.count_bytes(size)
+
+    def _terminate_locked(self, reason: str) -> None:
+        self.overflowed = True
+        self.closed = True
+        self._buf.clear()
+        self._count(-self.bytes)
+        log.warning("watcher of %s terminated: %s (the client resumes or re-lists)",
+                    ",".join(sorted(self.kinds)) if self.kinds else "every kind", reason)
+
+    def terminate(self, reason: str) -> None:
+        """End this watcher as if it overflowed (the hub sheds it to keep its total bound)."""
+        with self._cond:
+            if self.closed:
+                return
+            self._terminate_locked(reason)
+            self._cond.notify_all()
+            notify, overflow = self._notify, self.on_overflow
+        if overflow is not None:
+            overflow()
         if notify is not None:
             notify()
 
@@ -133,14 +184,30 @@ class Watcher:
         if fn is not None and pending:
             fn()
 
-    def drain(self) -> tuple[list[StoredEvent], int]:
-        """Every buffered event, without waiting, and the revision up to which nothing
-        else of this watcher's kinds happened (what a bookmark may announce)."""
+    def drain(self, max_bytes: int | None = None) -> tuple[list[StoredEvent], int]:
+        """The buffered events, without waiting, and the revision up to which nothing
+        else of this watcher's kinds happened (what a bookmark may announce). With
+        ``max_bytes`` (for a watcher that counts bytes), only the oldest events whose text
+        fits (at least one); the rest stay buffered and still count against its bound."""
         published = self._hub.published  # before the buffer: see the module's docstring
         with self._cond:
-            out = list(self._buf)
-            self._buf.clear()
-            return out, self._seen(published)
+            if max_bytes is None or self.max_bytes is None or self.bytes <= max_bytes:
+                out = list(self._buf)
+                self._buf.clear()
+                self._count(-self.bytes)
+                return out, self._seen(published)
+            out, size = [], 0
+            while self._buf and (not out or size + self._buf[0].size <= max_bytes):
+                ev = self._buf.popleft()
+                out.append(ev)
+                size += ev.size
+            self._count(-size)
+            return out, out[-1].rv  # later events are still buffered: announce no further
+
+    @property
+    def pending(self) -> bool:
+        """Whether events are buffered (a bounded drain may leave some)."""
+        return bool(self._buf)
 
     def get(self, timeout: float | None = None) -> tuple[list[StoredEvent], int]:
         """Like :meth:`drain`, waiting up to ``timeout`` seconds for an event."""
@@ -164,6 +231,8 @@ class Watcher:
             if not self.closed:
                 self.seen_rv = self._seen(published)
                 self.closed = True
+            self._buf.clear()
+            self._count(-self.bytes)
             self._cond.notify_all()
             notify = self._notify
         self._hub.remove(self)
@@ -180,6 +249,13 @@ class WatchHub:
         self.published = 0  # every event up to this revision has been pushed to its watchers
         # who gets what, rebuilt when a watcher comes or goes (publish reads it without the lock)
         self._routes: tuple[dict[str, tuple[Watcher, ...]], tuple[Watcher, ...]] = ({}, ())
+        self.max_total_bytes = TOTAL_WATCH_BUFFER_BYTES  # over the watchers given max_bytes
+        self.buffered_bytes = 0
+        self._bytes_lock = threading.Lock()
+
+    def count_bytes(self, delta: int) -> None:
+        with self._bytes_lock:
+            self.buffered_bytes += delta
 
     def _reroute(self) -> None:
         single: dict[str, list[Watcher]] = {}
@@ -192,11 +268,12 @@ class WatchHub:
         self._routes = ({k: tuple(v) for k, v in single.items()}, tuple(other))
 
     def new_watcher(self, kinds: Iterable[str] | None, backlog: list[StoredEvent], upto: int,
-                    capacity: int = DEFAULT_CAPACITY) -> Watcher:
+                    capacity: int = DEFAULT_CAPACITY, max_bytes: int | None = None) -> Watcher:
         """Register a watcher pre-filled with ``backlog``, the events up to revision
         ``upto`` (the caller holds the store's write lock, so nothing is published
-        between reading the backlog and this)."""
-        w = Watcher(self, None if kinds is None else frozenset(kinds), capacity + len(backlog))
+        between reading the backlog and this). ``max_bytes``: its bound on undelivered
+        event text (the backlog counts; the caller keeps it within the bound)."""
+        w = Watcher(self, None if kinds is None else frozenset(kinds), capacity + len(backlog), max_bytes)
         w.push(backlog, upto)
         with self._lock:
             self._watchers.add(w)
@@ -220,14 +297,28 @@ class WatchHub:
         for e in events:
             by_kind.setdefault(e.kind, []).append(e)
         for kind, evs in by_kind.items():
-            for w in single.get(kind, ()):
-                w.push(evs, upto)
+            watchers = single.get(kind, ())
+            size = sum(e.size for e in evs) if watchers else 0  # once, not once per watcher
+            for w in watchers:
+                w.push(evs, upto, size)
         for w in other:
             if w.kinds is None:
                 w.push(events, upto)
             else:
                 w.push([e for e in events if e.kind in w.kinds], upto)
         self.published = upto  # after the pushes: see the module's docstring
+        if self.buffered_bytes > self.max_total_bytes:
+            self._shed()
+
+    def _shed(self) -> None:
+        """Terminate the watchers holding the most undelivered text until all of them
+        together are within :attr:`max_total_bytes` (writer's thread, after a publish)."""
+        with self._lock:
+            bounded = sorted((w for w in self._watchers if w.max_bytes is not None), key=lambda w: -w.bytes)
+        for w in bounded:
+            if self.buffered_bytes <= self.max_total_bytes:
+                return
+            w.terminate(f"the watchers' buffers hold more than {self.max_total_bytes} bytes in all")
 
     def count(self) -> int:
         with self._lock:

@@ -5,7 +5,7 @@ overflow (``strconv.ParseFloat``: value out of range); apimachinery's
 ``UnmarshalCaseSensitivePreserveInts`` keeps int64 integers and turns larger ones into
 float64; an unpaired surrogate escape decodes to U+FFFD; sigs.k8s.io/yaml keeps
 timestamps as strings and stringifies non-string keys; go-yaml refuses excessive
-aliasing. Our depth bound (100) is documented in ``bodies.py``.
+aliasing. Our depth bound (100) is documented in ``decoding.py``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from kubesched.server.apiserver.http import bodies
+from kubesched.server.apiserver import decoding as bodies
 from kubesched.server.apiserver.errors import ApiError
 
 

@@ -7,8 +7,8 @@ Each shortcut is checked against the code it stands in for, on good and bad inpu
   :class:`.requestinfo.Query`) against Starlette's ``QueryParams`` except that a repeated
   parameter is its first value, as Go's ``url.Values.Get``, and :func:`.url_path` against
   ``Request.url.path``;
-* the orjson path of :func:`.bodies.decode_json` against the standard library with Go's
-  number rules (:func:`.bodies.decode_json_stdlib`): same values, same Python types, same
+* the orjson path of :func:`.decoding.decode_json` against the standard library with Go's
+  number rules (:func:`.decoding.decode_json_stdlib`): same values, same Python types, same
   error texts;
 * :func:`.validate.surely_unique` never hides a duplicate field :func:`.duplicate_fields`
   finds;
@@ -33,6 +33,7 @@ from hypothesis import given, settings, strategies as st
 from starlette.datastructures import Headers, QueryParams
 from starlette.requests import ClientDisconnect, Request
 
+from kubesched.server.apiserver import decoding
 from kubesched.server.apiserver.http import bodies
 from kubesched.server.apiserver.strategies import shapes
 from kubesched.server.apiserver.app import build_app
@@ -139,11 +140,11 @@ BODIES = [
 @pytest.mark.parametrize("raw", BODIES, ids=[f"b{i}" for i in range(len(BODIES))])
 def test_orjson_path_gives_the_standard_librarys_values_and_errors(raw: bytes) -> None:
     def reference(b: bytes) -> Any:
-        if bodies.json_depth(b) > bodies.MAX_DEPTH:
-            return bodies.decode_json(b)  # the depth error is raised before either decoder runs
-        return bodies.decode_json_stdlib(b)
+        if decoding.json_depth(b) > decoding.MAX_DEPTH:
+            return decoding.decode_json(b)  # the depth error is raised before either decoder runs
+        return decoding.decode_json_stdlib(b)
 
-    assert _either(raw, bodies.decode_json) == _either(raw, reference)
+    assert _either(raw, decoding.decode_json) == _either(raw, reference)
 
 
 _json_values = st.recursive(
@@ -157,7 +158,7 @@ _json_values = st.recursive(
 @given(_json_values, st.booleans())
 def test_orjson_path_equals_the_standard_library_on_random_json(value: Any, ascii_only: bool) -> None:
     raw = json.dumps(value, ensure_ascii=ascii_only).encode()
-    assert _either(raw, bodies.decode_json) == _either(raw, bodies.decode_json_stdlib)
+    assert _either(raw, decoding.decode_json) == _either(raw, decoding.decode_json_stdlib)
 
 
 def _objects_text(draw: Any, depth: int = 0) -> str:

@@ -71,9 +71,10 @@ def stop_process(proc: "subprocess.Popen[str]", pump: threading.Thread, sig: int
 class Server:
     """One ``kubesched serve`` process over a data directory; restartable on the same port."""
 
-    def __init__(self, data_dir: Path, *args: str) -> None:
+    def __init__(self, data_dir: Path, *args: str, open_files: int | None = None) -> None:
         self.data_dir = data_dir
         self.args = list(args)
+        self.open_files = open_files  # the process's limit on open files (soft and hard), if set
         self.port = free_port()
         self.proc: subprocess.Popen[str] | None = None
         self.url = ""
@@ -86,7 +87,8 @@ class Server:
         self.data_dir.parent.mkdir(parents=True, exist_ok=True)
         with open(self.data_dir.parent / f"{self.data_dir.name}-stderr.log", "a") as log:
             self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=log, text=True,
-                                         env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"})
+                                         env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"},
+                                         preexec_fn=None if self.open_files is None else self._limit_files)
         lines: queue.Queue[str] = queue.Queue()
 
         def pump(proc: subprocess.Popen[str]) -> None:
@@ -110,6 +112,12 @@ class Server:
                 self.url = yaml.safe_load(self.kubeconfig.read_text())["clusters"][0]["cluster"]["server"]
                 return self
         raise TimeoutError(f"kubesched serve did not start: {self.output}")
+
+    def _limit_files(self) -> None:
+        import resource
+
+        assert self.open_files is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> int:
         assert self.proc is not None

@@ -70,7 +70,8 @@ def test_watchers_of_other_kinds_are_not_pushed_to() -> None:
     nodes = hub.new_watcher(["core/nodes"], [], 0)
     pushed: list[int] = []
     real = nodes.push
-    nodes.push = lambda events, upto: (pushed.append(upto), real(events, upto))  # type: ignore[method-assign]
+    nodes.push = lambda events, upto, *size: (  # type: ignore[method-assign]
+        pushed.append(upto), real(events, upto, *size))
     hub.publish([StoredEvent(1, ADDED, PODS, "default", "p", "{}")])
     assert pushed == [] and nodes.drain() == ([], 1)
     hub.publish([StoredEvent(2, ADDED, "core/nodes", "", "n", "{}")])

@@ -20,7 +20,6 @@ answered here (creating them needs ``system:basic-user``'s rule, as upstream). W
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -28,12 +27,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kubesched.server.apiserver import errors as E
-from kubesched.server.apiserver.protobuf import decode as protobuf
 from kubesched.server.apiserver.authn.authenticator import ANONYMOUS_USER, USER_KEY, UserInfo
 from kubesched.server.apiserver.authz.policy import PolicyCache
 from kubesched.server.apiserver.authz.rbac import Attributes, Policy, Rule
 from kubesched.server.apiserver.authz.access import ACCESS_KEY, Access, forbidden
 from kubesched.server.apiserver.authz.requestinfo import RequestInfo, request_info
+from kubesched.server.apiserver.decoding import decode_body
 from kubesched.server.store import dumps
 
 ALWAYS_ALLOW = "AlwaysAllow"
@@ -193,13 +192,7 @@ async def _read_body(receive: Receive, content_type: str) -> Any:
         chunks.append(chunk)
         if message["type"] != "http.request" or not message.get("more_body"):
             break
-    raw = b"".join(chunks)
-    if content_type.split(";")[0].strip().lower() == protobuf.MEDIA_TYPE:
-        return protobuf.decode(raw)
-    try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise E.bad_request(f"couldn't get version/kind; json parse error: {exc}") from None
+    return decode_body(b"".join(chunks), content_type)  # the reader of every body: bounded, 400 if unreadable
 
 
 async def _respond(send: Send, code: int, obj: Any) -> None:

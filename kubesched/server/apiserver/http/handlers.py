@@ -41,7 +41,8 @@ from kubesched.server.apiserver.apply.request import MAX_MANAGER_LENGTH, check_p
 from kubesched.server.apiserver.authn.authenticator import ANONYMOUS_USER, USER_KEY
 from kubesched.server.apiserver.authz import escalation
 from kubesched.server.apiserver.authz.requestinfo import query_of, request_info
-from kubesched.server.apiserver.http.bodies import decode_body, read_body
+from kubesched.server.apiserver.decoding import decode_body
+from kubesched.server.apiserver.http.bodies import read_body
 from kubesched.server.apiserver.http.fastrequest import url_path
 from kubesched.server.apiserver.registry.patch import APPLY
 from kubesched.server.apiserver.registry.resources import Resource

@@ -21,7 +21,11 @@ this module added, so :func:`with_header_timeout` adds them:
   none): beyond it the answer is Go's ``431 Request Header Fields Too Large`` and the
   connection is closed;
 * methods llhttp does not know (``FOO``) get the 405 ``Status`` kube-apiserver gives any
-  method it does not serve, not a bare 400.
+  method it does not serve, not a bare 400;
+* a bound on open connections below the file limit (:mod:`.connlimit`): at the bound a new
+  connection replaces the one idle longest (no request in progress);
+* a way for a watch to drop its connection when the client has stopped reading
+  (:data:`ABORT_IF_STALLED`).
 """
 
 from __future__ import annotations
@@ -34,11 +38,15 @@ import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from kubesched.server.apiserver import errors as E
+from kubesched.server.apiserver.http.connlimit import ConnectionLimit
 from kubesched.server.store import dumps
 
 log = logging.getLogger(__name__)
 
 READ_HEADER_TIMEOUT = 32.0  # kube-apiserver's http.Server ReadHeaderTimeout
+# in a request's ASGI scope: drops the connection if its client has stopped reading (what
+# is queued for it is over the write buffer's high-water mark); True if it did
+ABORT_IF_STALLED = "kubesched.abort_if_stalled"
 MAX_HEAD_BYTES = 64 * 1024  # request line and headers
 _TOO_LARGE = b"431 Request Header Fields Too Large"
 
@@ -62,14 +70,16 @@ class _HeadTooLarge(Exception):
     """Raised from a parser callback: llhttp stops and uvicorn answers (see send_400_response)."""
 
 
-def with_header_timeout(seconds: float = READ_HEADER_TIMEOUT,
-                        max_head_bytes: int = MAX_HEAD_BYTES) -> type[HttpToolsProtocol]:
+def with_header_timeout(seconds: float = READ_HEADER_TIMEOUT, max_head_bytes: int = MAX_HEAD_BYTES,
+                        connections: ConnectionLimit | None = None) -> type[HttpToolsProtocol]:
     """An HttpToolsProtocol class whose clients must send request heads of at most
-    ``max_head_bytes`` within ``seconds``."""
+    ``max_head_bytes`` within ``seconds``; with ``connections``, whose connections count
+    against that bound (:mod:`.connlimit`)."""
 
     class ApiHttpProtocol(HttpToolsProtocol):
         header_timeout = seconds
         head_limit = max_head_bytes
+        limit = connections
         _header_timer: asyncio.TimerHandle | None = None
         _awaiting_head = True  # between a response (or the connection's start) and a whole head
         _head_bytes = 0
@@ -81,6 +91,8 @@ def with_header_timeout(seconds: float = READ_HEADER_TIMEOUT,
             it is pending a new deadline is only noted, and the timer, when it fires early,
             waits out the rest of the latest one."""
             self._awaiting_head = True
+            if self.limit is not None:
+                self.limit.idle(self)
             self._head_deadline = self.loop.time() + self.header_timeout
             if self._header_timer is None:
                 self._header_timer = self.loop.call_at(self._head_deadline, self._expired)
@@ -102,7 +114,19 @@ def with_header_timeout(seconds: float = READ_HEADER_TIMEOUT,
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
-            self._arm()
+            if self.limit is not None:
+                self.limit.opened(self)
+            if not transport.is_closing():
+                self._arm()
+
+        def close_idle(self) -> None:
+            """Closed to make room for a new connection (:mod:`.connlimit`)."""
+            log.debug("closing a connection without a request in progress: at the connection limit")
+            self.transport.close()
+
+        def refuse(self) -> None:
+            log.debug("refusing a connection: at the connection limit, every connection busy")
+            self.transport.close()
 
         def data_received(self, data: bytes) -> None:
             if self._too_large:
@@ -150,7 +174,17 @@ def with_header_timeout(seconds: float = READ_HEADER_TIMEOUT,
 
         def on_headers_complete(self) -> None:
             self._awaiting_head = False  # the timer, if pending, lapses when it fires
+            if self.limit is not None:
+                self.limit.busy(self)
+            self.scope[ABORT_IF_STALLED] = self._abort_if_stalled  # type: ignore[literal-required]
             super().on_headers_complete()
+
+        def _abort_if_stalled(self) -> bool:
+            if self.flow is None or not self.flow.write_paused or self.transport.is_closing():
+                return False
+            log.debug("dropping a connection whose client stopped reading")
+            self.transport.abort()
+            return True
 
         def send_400_response(self, msg: str) -> None:
             if not self._too_large:
@@ -170,6 +204,8 @@ def with_header_timeout(seconds: float = READ_HEADER_TIMEOUT,
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
+            if self.limit is not None:
+                self.limit.closed(self)
             super().connection_lost(exc)
 
     return ApiHttpProtocol

@@ -7,8 +7,12 @@ randomised between 1x and 2x as kube-apiserver does so reconnects spread out), w
 client goes away, when the watcher falls too far behind (the client resumes from its last
 resourceVersion), or when the server shuts down. With ``allowWatchBookmarks=true`` a
 ``BOOKMARK`` carrying the latest resourceVersion is sent every ``bookmark_interval``
-seconds. A start from a compacted resourceVersion is answered as kube-apiserver's watch
-cache answers it: 200 and a single ``ERROR`` event holding a 410 ``Expired`` Status. So
+seconds. "Too far behind" is more than ``watch_buffer_bytes`` of undelivered event text
+(:mod:`kubesched.server.store.watch`); a client that stopped reading holds the stream in a
+write, so its connection is dropped, with what was queued for it. Events are written at
+most :data:`SEND_CHUNK_BYTES` at a time. A start from a compacted resourceVersion, or one
+whose changes since exceed the bound, is answered as kube-apiserver's watch cache answers
+it: 200 and a single ``ERROR`` event holding a 410 ``Expired`` Status. So
 is a streaming list (``sendInitialEvents=true``) from a revision the store has not reached
 within 3 s: the ERROR event holds the 504 ``Too large resource version``. A plain watch
 from a future revision is admitted and waits for it, as the watch cache admits it.
@@ -25,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,6 +41,7 @@ from starlette.types import Receive, Scope, Send
 from kubesched.server.apiserver import errors as E
 from kubesched.server.apiserver.authz.requestinfo import query_of
 from kubesched.server.apiserver.http.handlers import Target, _flag, _int, wants_table
+from kubesched.server.apiserver.http.httpproto import ABORT_IF_STALLED
 from kubesched.server.apiserver.http.negotiate import accepts_json, not_acceptable
 from kubesched.server.apiserver.protobuf.decode import MEDIA_TYPE
 from kubesched.server.apiserver.protobuf.encode import prefers_protobuf, streamable, watch_frame
@@ -45,6 +51,8 @@ from kubesched.server.apiserver.watch.api import BOOKMARK, ERROR, WatchItem, Wat
 from kubesched.server.store import dumps
 
 PROTO_STREAM = MEDIA_TYPE + ";stream=watch"  # as kube-apiserver labels a protobuf watch
+SEND_CHUNK_BYTES = 1024 * 1024  # event text written to a stream at once (a slow client's
+                                # connection then holds about one chunk besides its watcher)
 
 if TYPE_CHECKING:
     from kubesched.server.apiserver.app import ApiServerState
@@ -103,7 +111,7 @@ async def watch_response(request: Request, state: "ApiServerState", t: Target) -
         stream = await run_in_threadpool(
             open_watch, state.registry, t.resource, t.namespace, resource_version=rv,
             label_selector=q.get("labelSelector", ""), field_selector=q.get("fieldSelector", ""),
-            send_initial_events=initial)
+            send_initial_events=initial, max_bytes=state.config.watch_buffer_bytes)
     except E.ApiError as exc:
         if exc.code == 410:
             return _error_stream(exc, proto)
@@ -155,18 +163,31 @@ class WatchResponse(Response):
                                                    w.target.resource.plural, "",
                                                    "namespace" if w.target.namespace else "cluster", "apiserver")
         gauge.inc()
+        # ended for falling behind: a client that stopped reading holds the pump in send(),
+        # so its connection is dropped (and the bytes queued for it with it)
+        drop = scope.get(ABORT_IF_STALLED)
+        if drop is not None:
+            w.stream.on_overflow(lambda: _soon(loop, drop))
         try:
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
             await _pump(w, wake, gone, send)
-            if not gone.done():
+            if not gone.done() and not (w.stream.overflowed and drop is not None and drop()):
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:  # the client went away mid-write
             pass
         finally:
             gone.cancel()
+            w.stream.on_overflow(None)
             w.stream.set_notify(None)
             w.stream.close()
             gauge.dec()
+
+
+def _soon(loop: asyncio.AbstractEventLoop, fn: Callable[[], object]) -> None:
+    try:
+        loop.call_soon_threadsafe(fn)
+    except RuntimeError:  # the loop is closed: the connection is gone with it
+        pass
 
 
 class _Waker:
@@ -226,7 +247,7 @@ async def _pump(w: _Watch, wake: asyncio.Event, gone: "asyncio.Task[None]", send
     try:
         while True:
             wake.clear()
-            items = w.stream.poll()
+            items = w.stream.poll(SEND_CHUNK_BYTES)
             if items:
                 tab = None if w.table is None else (w.table[0], w.state.registry.clock())
                 counter.inc(len(items))
@@ -234,6 +255,8 @@ async def _pump(w: _Watch, wake: asyncio.Event, gone: "asyncio.Task[None]", send
                             "body": b"".join(_encode(i, tab, w.target, w.proto) for i in items), "more_body": True})
             if gone.done() or w.stream.closed or w.state.stopping.is_set():
                 return
+            if w.stream.pending:
+                continue  # a bounded poll left events: send them before waiting
             now = loop.time()
             if now >= deadline:
                 return

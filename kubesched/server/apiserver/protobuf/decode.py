@@ -74,8 +74,29 @@ def fields(buf: bytes) -> list[tuple[int, int, Any]]:
     return out
 
 
-def _signed(v: int) -> int:
-    return v - (1 << 64) if v >= 1 << 63 else v
+def _blob(v: Any) -> bytes:
+    """A length-delimited field's bytes. A number where bytes belong is malformed, as
+    gogo-protobuf's generated code says ("proto: wrong wireType"): never ``bytes(n)``,
+    which would allocate ``n`` zero bytes for a few bytes of input."""
+    if isinstance(v, int):
+        raise _wrong_wire_type()
+    return bytes(v)
+
+
+def _num(v: Any) -> int:
+    """A varint or fixed field's number; bytes where a number belongs are malformed."""
+    if not isinstance(v, int):
+        raise _wrong_wire_type()
+    return v
+
+
+def _wrong_wire_type() -> ApiError:
+    return ApiError(400, "BadRequest", "proto: wrong wireType for a field of the object")
+
+
+def _signed(v: Any) -> int:
+    n = _num(v)
+    return n - (1 << 64) if n >= 1 << 63 else n
 
 
 def _time(buf: bytes, micro: bool = False) -> str | None:
@@ -87,53 +108,53 @@ def _time(buf: bytes, micro: bool = False) -> str | None:
         return None
     when = dt.datetime.fromtimestamp(secs, dt.timezone.utc)
     if micro:
-        return when.strftime("%Y-%m-%dT%H:%M:%S") + f".{int(f.get(2, 0)) // 1000:06d}Z"
+        return when.strftime("%Y-%m-%dT%H:%M:%S") + f".{_num(f.get(2, 0)) // 1000:06d}Z"
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _intorstr(buf: bytes) -> int | str:
     f = {n: v for n, _, v in fields(buf)}
     if f.get(1, 0) == 1:
-        return bytes(f.get(3, b"")).decode()
+        return _blob(f.get(3, b"")).decode("utf-8", "replace")
     return _signed(f.get(2, 0))
 
 
 def _map_entry(buf: bytes, vtype: str) -> tuple[str, Any]:
     f = {n: v for n, _, v in fields(buf)}
-    key = bytes(f.get(1, b"")).decode()
-    raw = bytes(f.get(2, b""))
+    key = _blob(f.get(1, b"")).decode("utf-8", "replace")
+    raw = _blob(f.get(2, b""))
     if vtype == "mq":
-        return key, bytes({n: v for n, _, v in fields(raw)}.get(1, b"")).decode()
+        return key, _blob({n: v for n, _, v in fields(raw)}.get(1, b"")).decode("utf-8", "replace")
     if vtype == "my":
         return key, base64.b64encode(raw).decode()
-    return key, raw.decode()
+    return key, raw.decode("utf-8", "replace")
 
 
 def _scalar(t: str, wt: int, v: Any, where: str) -> Any:
     if t == "s":
-        return bytes(v).decode()
+        return _blob(v).decode("utf-8", "replace")
     if t == "i":
         return _signed(v)
     if t == "b":
-        return bool(v)
+        return bool(_num(v))
     if t == "t":
-        return _time(bytes(v))
+        return _time(_blob(v))
     if t == "mt":
-        return _time(bytes(v), micro=True)
+        return _time(_blob(v), micro=True)
     if t == "x":
-        return _intorstr(bytes(v))
+        return _intorstr(_blob(v))
     if t == "q":  # Quantity {string string = 1}
-        return bytes({n: val for n, _, val in fields(bytes(v))}.get(1, b"")).decode()
+        return _blob({n: val for n, _, val in fields(_blob(v))}.get(1, b"")).decode("utf-8", "replace")
     if t == "y":
-        return base64.b64encode(bytes(v)).decode()
+        return base64.b64encode(_blob(v)).decode()
     if t == "j":  # FieldsV1: field 1 holds the raw JSON
-        raw = bytes({n: val for n, _, val in fields(bytes(v))}.get(1, b""))
+        raw = _blob({n: val for n, _, val in fields(_blob(v))}.get(1, b""))
         try:
             return json.loads(raw) if raw else {}
-        except ValueError:
+        except (ValueError, RecursionError):
             raise ApiError(400, "BadRequest", f"{where}: fieldsV1 is not JSON") from None
     if t.startswith("m:"):
-        return decode_message(t[2:], bytes(v), where)
+        return decode_message(t[2:], _blob(v), where)
     raise AssertionError(t)
 
 
@@ -151,7 +172,7 @@ def decode_message(name: str, buf: bytes, where: str = "") -> dict[str, Any]:
         if t == "skip":
             continue
         if t in ("ms", "mq", "my"):
-            k, val = _map_entry(bytes(v), t)
+            k, val = _map_entry(_blob(v), t)
             out.setdefault(key, {})[k] = val
             continue
         value = _scalar(t, wt, v, path)
@@ -169,12 +190,12 @@ def decode(body: bytes) -> dict[str, Any]:
     if not body.startswith(MAGIC):
         raise _unsupported("protobuf body without the k8s envelope")
     env = {n: v for n, _, v in fields(body[len(MAGIC):])}
-    tm = {n: bytes(v).decode() for n, _, v in fields(bytes(env.get(1, b"")))}
+    tm = {n: _blob(v).decode("utf-8", "replace") for n, _, v in fields(_blob(env.get(1, b"")))}
     api_version, kind = tm.get(1, ""), tm.get(2, "")
     message = f"{api_version}/{kind}" if f"{api_version}/{kind}" in SCHEMA else kind
     if message not in SCHEMA:
         raise _unsupported(f"protobuf encoding of kind {kind!r} is not supported")
     if env.get(3):
         raise _unsupported("protobuf content encodings are not supported")
-    obj = decode_message(message, bytes(env.get(2, b"")))
+    obj = decode_message(message, _blob(env.get(2, b"")))
     return {"apiVersion": api_version, "kind": kind, **obj}

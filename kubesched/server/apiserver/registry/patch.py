@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from kubesched.api.jsontext import dumpb
 from kubesched.server.apiserver.errors import ApiError, bad_request, unsupported_media_type
 
 MERGE = "application/merge-patch+json"
@@ -35,6 +36,10 @@ MERGE_KEYS: dict[str, str] = {
     "podIPs": "ip", "hostIPs": "ip",
 }
 PRIMITIVE_MERGE = frozenset({"finalizers"})
+# apiserver handlers/patch.go maxJSONPatchOperations; server.Config JSONPatchMaxCopyBytes
+# (json-patch's AccumulatedCopySizeLimit), both kube-apiserver's defaults
+MAX_JSON_PATCH_OPERATIONS = 10_000
+MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024
 _CONTAINER_LISTS = frozenset({"containers", "initContainers", "ephemeralContainers"})
 
 
@@ -144,7 +149,15 @@ def _remove(doc: Any, path: str) -> Any:
 
 
 def json_patch(original: dict[str, Any], ops: list[Any]) -> dict[str, Any]:
+    """RFC 6902, bounded as kube-apiserver bounds it: at most :data:`MAX_JSON_PATCH_OPERATIONS`
+    operations (413), and ``copy`` may not grow the document by more than
+    :data:`MAX_JSON_PATCH_COPY_BYTES` in all (each copy doubling a list would otherwise make
+    a few kilobytes of patch a terabyte of document)."""
+    if len(ops) > MAX_JSON_PATCH_OPERATIONS:
+        raise ApiError(413, "RequestEntityTooLarge", "Request entity too large: The allowed maximum operations "
+                       f"in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {len(ops)}")
     doc = copy.deepcopy(original)
+    copied = 0
     for op in ops:
         if not isinstance(op, dict) or "op" not in op or "path" not in op:
             raise _invalid(f"jsonpatch: invalid operation {op!r}")
@@ -166,7 +179,15 @@ def json_patch(original: dict[str, Any], ops: list[Any]) -> dict[str, Any]:
             src = op.get("from")
             if not isinstance(src, str):
                 raise _invalid(f"jsonpatch: {kind} operation needs 'from'")
-            value = _remove(doc, src) if kind == "move" else copy.deepcopy(_get(doc, src))
+            if kind == "move":
+                value = _remove(doc, src)
+            else:
+                value = _get(doc, src)
+                copied += len(dumpb(value))  # json-patch counts the JSON of what it copies
+                if copied > MAX_JSON_PATCH_COPY_BYTES:
+                    raise _invalid("Unable to complete the copy, the accumulated size increase of copy is "
+                                   f"{copied}, exceeding the limit {MAX_JSON_PATCH_COPY_BYTES}")
+                value = copy.deepcopy(value)
             _add(doc, path, value)
         elif kind == "test":
             if _get(doc, path) != op["value"]:

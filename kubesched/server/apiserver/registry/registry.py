@@ -36,7 +36,7 @@ from kubesched.server.apiserver.strategies import shapes
 from kubesched.server.apiserver.apply import track_update
 from kubesched.server.apiserver.typedefs import definition_for
 from kubesched.server.apiserver.strategies.apps import DeploymentStrategy, ReplicaSetStrategy
-from kubesched.server.apiserver.strategies.config import SecretStrategy, ServiceAccountStrategy
+from kubesched.server.apiserver.strategies.config import ConfigMapStrategy, SecretStrategy, ServiceAccountStrategy
 from kubesched.server.apiserver.strategies.daemonset import CronJobStrategy, DaemonSetStrategy
 from kubesched.server.apiserver.strategies.dra import DRA_STRATEGIES
 from kubesched.server.apiserver.strategies.pod import NodeStrategy, PodStrategy
@@ -77,6 +77,7 @@ STRATEGIES: dict[tuple[str, str], Strategy] = {
     ("scheduling.x-k8s.io", "podgroups"): PodGroupStrategy(),
     ("apps", "statefulsets"): StatefulSetStrategy(),
     **STORAGE_STRATEGIES,
+    ("", "configmaps"): ConfigMapStrategy(),
     ("", "secrets"): SecretStrategy(),
     ("", "serviceaccounts"): ServiceAccountStrategy(),
     ("apps", "daemonsets"): DaemonSetStrategy(),

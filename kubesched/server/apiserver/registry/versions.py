@@ -32,6 +32,6 @@ def decode_continue(token: str) -> tuple[int, tuple[str, str]]:
         doc = json.loads(raw)
         ns, name = doc["start"]
         return int(doc["rv"]), (str(ns), str(name))
-    except (ValueError, KeyError, TypeError, binascii.Error):
+    except (ValueError, KeyError, TypeError, binascii.Error, RecursionError):
         raise E.bad_request("continue key is not valid: incorrect encoded start resourceVersion "
                             "(version meta.k8s.io/v1)") from None

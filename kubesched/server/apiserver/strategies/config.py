@@ -1,4 +1,7 @@
-"""v1 Secrets and ServiceAccounts: upstream's defaulting and the validation clients trip on.
+"""v1 ConfigMaps, Secrets and ServiceAccounts: upstream's defaulting and the validation
+clients trip on.
+
+ConfigMaps (``ValidateConfigMap``): ``data`` and ``binaryData`` together are limited to 1 MiB.
 
 Secrets (``pkg/apis/core/validation`` ``ValidateSecret``, ``pkg/registry/core/secret``):
 ``type`` defaults to ``Opaque`` and may not change; ``stringData`` is merged into
@@ -40,6 +43,32 @@ def _merge_string_data(obj: dict[str, Any]) -> None:
         for k, v in string_data.items():
             data[k] = base64.b64encode(str(v).encode()).decode()
         obj["data"] = data
+
+
+class ConfigMapStrategy(Strategy):
+    """ConfigMaps: ``data`` and ``binaryData`` hold at most 1 MiB together (``ValidateConfigMap``:
+    ``field.TooLong(field.NewPath(""), ...)``, whose path prints as ``[]``)."""
+
+    def validate(self, obj: dict[str, Any], ctx: Context) -> list[Cause]:
+        size = 0
+        for field, binary in (("data", False), ("binaryData", True)):
+            values = obj.get(field)
+            if isinstance(values, dict):
+                size += sum(_byte_length(v, binary) for v in values.values())
+        if size > MAX_SECRET_SIZE:
+            return [("FieldValueTooLong", "[]", f"Too long: may not be more than {MAX_SECRET_SIZE} bytes")]
+        return []
+
+
+def _byte_length(value: Any, binary: bool) -> int:
+    """Go's ``len`` of a ``string`` (UTF-8 bytes) or of a ``[]byte`` sent as base64."""
+    text = str(value)
+    if binary:
+        try:
+            return len(base64.b64decode(text, validate=True))
+        except (binascii.Error, ValueError):
+            pass
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 class SecretStrategy(Strategy):

@@ -94,10 +94,20 @@ class WatchStream:
     def close(self) -> None:
         self._watcher.close()
 
-    def poll(self) -> list[WatchItem]:
-        """The events available now (initial events first), without waiting."""
-        events, seen = self._watcher.drain()
+    def poll(self, max_bytes: int | None = None) -> list[WatchItem]:
+        """The events available now (initial events first), without waiting; with
+        ``max_bytes``, about that much event text at most (see :attr:`pending`)."""
+        events, seen = self._watcher.drain(max_bytes)
         return self._take(events, seen)
+
+    @property
+    def pending(self) -> bool:
+        """Whether a bounded :meth:`poll` left events to take."""
+        return self._watcher.pending
+
+    def on_overflow(self, fn: Callable[[], None] | None) -> None:
+        """Call ``fn`` (from the store's writer thread) if the watch is ended for falling behind."""
+        self._watcher.on_overflow = fn
 
     def next(self, timeout: float | None = None) -> list[WatchItem]:
         """Wait up to ``timeout`` seconds for events (for threads in this process)."""
@@ -158,8 +168,10 @@ class WatchStream:
 
 def open_watch(reg: "Registry", res: Resource | str, namespace: str | None = None, *,
                resource_version: str | None = None, label_selector: str = "", field_selector: str = "",
-               send_initial_events: bool | None = None) -> WatchStream:
-    """Start a watch; raises ApiError 400 for bad selectors and 410 for a compacted start."""
+               send_initial_events: bool | None = None, max_bytes: int | None = None) -> WatchStream:
+    """Start a watch; raises ApiError 400 for bad selectors and 410 for a compacted start
+    (or one whose changes since hold more than ``max_bytes``, the watcher's bound on
+    undelivered event text; ``None``: bounded by the number of events only)."""
     res = reg.resource(res)
     strategy = reg.strategy(res)
     pred = predicate(res, label_selector, field_selector)
@@ -173,14 +185,14 @@ def open_watch(reg: "Registry", res: Resource | str, namespace: str | None = Non
             if synthetic:
                 view_pred = None if pred is None else (lambda o: pred(strategy.from_storage(o)))
                 page = reg.store.list(res.storage, ns, predicate=view_pred)
-                watcher = reg.store.watch([res.storage], page.rv)
+                watcher = reg.store.watch([res.storage], page.rv, max_bytes)
                 initial = [WatchItem(ADDED, page.rv, strategy.from_storage(o)) for o in page.items]
                 stream = WatchStream(res, strategy, ns, pred, watcher, initial, page.rv)
                 if send_initial_events:
                     stream._pending.append(stream.bookmark({INITIAL_EVENTS_END: "true"}))
                 return stream
             since = int(rv) if rv not in ("", "0") else reg.store.rv
-            return WatchStream(res, strategy, ns, pred, reg.store.watch([res.storage], since), [], since)
+            return WatchStream(res, strategy, ns, pred, reg.store.watch([res.storage], since, max_bytes), [], since)
         except Expired as exc:
             if synthetic:
                 continue  # compacted between the list and the watch: list again
