@@ -1,5 +1,6 @@
 """The bootstrapped registry over a real SQLite store that most registry tests start from,
-with a fixed clock (files needing another clock or none define their own ``reg``)."""
+on a clock the test moves by hand (``clock.t = ...``; files needing no clock define their
+own ``reg``)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,18 @@ import pytest
 
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.server.store import Store
+from kubesched.testing.clock import ManualClock
 
 
 @pytest.fixture
-def reg(tmp_path: Path) -> Iterator[Registry]:
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def reg(tmp_path: Path, clock: ManualClock) -> Iterator[Registry]:
     store = Store(tmp_path / "db")
-    r = Registry(store, clock=lambda: 1_800_000_000.0)
+    r = Registry(store, clock=clock)
     r.bootstrap()
     yield r
     store.close()

@@ -3,7 +3,6 @@ subresources, graceful deletion and watch semantics, on a fake clock."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,31 +12,8 @@ from kubesched.server.apiserver.registry.deletion import reap
 from kubesched.server.apiserver.errors import ApiError
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.server.apiserver.watch.api import INITIAL_EVENTS_END, open_watch
-from kubesched.server.store import Store
 
-T0 = 1_800_000_000.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = T0
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def reg(tmp_path: Path, clock: Clock):
-    store = Store(tmp_path / "db")
-    r = Registry(store, clock=clock)
-    r.bootstrap()
-    yield r
-    store.close()
+from kubesched.testing.clock import ManualClock as Clock
 
 
 def pod(name: str, cpu: str = "100m", **spec: Any) -> dict[str, Any]:

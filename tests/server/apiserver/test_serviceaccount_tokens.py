@@ -9,8 +9,6 @@ The real-process versions are in tests/server/e2e/test_serviceaccount_tokens_e2e
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,31 +17,8 @@ from kubesched.server.apiserver.authn.serviceaccount import ServiceAccountTokens
 from kubesched.server.apiserver.errors import ApiError
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.server.apiserver.registry.tokens import ISSUER, TokenIssuer
-from kubesched.server.store import Store
 
-T0 = 1_800_000_000.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = T0
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def reg(tmp_path: Path, clock: Clock) -> Iterator[Registry]:
-    store = Store(tmp_path / "db")
-    r = Registry(store, clock=clock)
-    r.bootstrap()
-    yield r
-    store.close()
+from kubesched.testing.clock import T0, ManualClock as Clock
 
 
 def _issue(reg: Registry, issuer: TokenIssuer, name: str = "robot", **spec: Any) -> str:

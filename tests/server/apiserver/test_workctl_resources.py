@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,31 +22,8 @@ from kubesched.server.apiserver.errors import ApiError
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.server.apiserver.printers.tables import to_table
 from kubesched.server.apiserver.registry.tokens import TokenIssuer
-from kubesched.server.store import Store
 
-T0 = 1_800_000_000.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = T0
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def reg(tmp_path: Path, clock: Clock) -> Iterator[Registry]:
-    store = Store(tmp_path / "db")
-    r = Registry(store, clock=clock)
-    r.bootstrap()
-    yield r
-    store.close()
+from kubesched.testing.clock import T0, ManualClock as Clock
 
 
 def b64(s: str) -> str:
