@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kubesched.api.errors import KubeschedError
+from kubesched.version import package_version
 
 if TYPE_CHECKING:
     from kubesched.experiment.tables import Table
@@ -90,6 +91,7 @@ class Result:
             objects.update(sim.dra.to_json())  # the final ResourceClaims
         if objects:
             doc["objects"] = objects
+        doc["version"] = package_version()
         return doc
 
     def table(self) -> "Table":

@@ -10,6 +10,7 @@ import json
 import sys
 from typing import Any
 
+from kubesched.version import with_version
 from kubesched.api.errors import DecodeError, KubeschedError
 from kubesched.cli import loadargs, progress, versionargs
 
@@ -107,7 +108,7 @@ def _emit(args: argparse.Namespace, doc: dict[str, Any], report: Any, table: Any
         path = _write(args, lambda: report().write(args.output_dir))
         print(f"report: {path}", file=sys.stderr)
     if args.output == "json":
-        json.dump(doc, sys.stdout, indent=1)
+        json.dump(with_version(doc), sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
         table()

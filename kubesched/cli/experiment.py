@@ -8,6 +8,7 @@ import json
 import sys
 from typing import Any
 
+from kubesched.version import with_version
 from kubesched.api.errors import KubeschedError
 
 POLICY_NAMES = "random,dotproduct,gpuclustering,gpupacking,bestfit,fgd"
@@ -75,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         res = experiment.fill(args.nodes, args.pods, policy=args.policy, seed=args.seed,
                               inflation=args.inflation, tie_break=args.tie_break)
         if args.output == "json":
-            json.dump(res.to_json(), sys.stdout, indent=1)
+            json.dump(with_version(res.to_json()), sys.stdout, indent=1)
             sys.stdout.write("\n")
         elif args.output == "csv":
             sys.stdout.write(res.table().to_csv())

@@ -21,19 +21,12 @@ class _VersionAction(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
                  option_string: str | None = None) -> None:
+        from kubesched.version import package_version
+
         print(f"kubesched {package_version()}")
         parser.exit()
 
 
-def package_version() -> str:
-    """The installed distribution's version (pyproject.toml), or ``unknown`` when kubesched
-    runs from a source tree that was never installed."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("kubesched")
-    except PackageNotFoundError:
-        return "unknown"
 from kubesched.cli import versionargs
 
 

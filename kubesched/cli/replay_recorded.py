@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kubesched.version import with_version
 from kubesched.api.errors import KubeschedError
 from kubesched.cli import progress
 
@@ -55,7 +56,7 @@ def run(args: argparse.Namespace, options: Callable[[Any], Any]) -> int:
     if args.output_dir:
         _write_report(args, result, cmp)
     if args.output == "json":
-        json.dump(doc, sys.stdout, indent=1)
+        json.dump(with_version(doc), sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
     cr.print_replay(result)

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from kubesched import python_api
+from kubesched.version import with_version
 from kubesched.cli import loadargs, progress, render
 from kubesched.explanation.attempt import Attempt
 from kubesched.sim.driver import PodOutcome, Simulation
@@ -60,7 +61,7 @@ def explain(args: argparse.Namespace) -> int:
     out = python_api.find_outcome(sim, args.pod)
     extra = _blockers_and_fixes(args, sim, out)
     if args.output == "json":
-        json.dump({"pod": out.to_json(True), **extra}, sys.stdout, indent=1)
+        json.dump(with_version({"pod": out.to_json(True), **extra}), sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
     render.print_explanation(out)

@@ -8,6 +8,7 @@ import json
 import sys
 from typing import Any
 
+from kubesched.version import with_version
 from kubesched.api.errors import KubeschedError
 from kubesched.api.kubeversion import parse_minor
 from kubesched.cli import loadargs, progress, versionargs
@@ -117,7 +118,7 @@ def compare(args: argparse.Namespace) -> int:
             raise KubeschedError(f"compare --output-dir {args.output_dir}: {exc.strerror or exc}") from exc
         print(f"report: {path}", file=sys.stderr)
     if args.output == "json":
-        json.dump(doc, sys.stdout, indent=1)
+        json.dump(with_version(doc), sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
         _print(doc, args.max_diff)

@@ -8,6 +8,7 @@ implements :class:`Extender` and is handed to the scheduler by simulate, serve a
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,8 @@ from typing import Protocol
 from kubesched.api.objects import Node, Pod
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeInfo
+
+log = logging.getLogger(__name__)
 
 # upstream extender/v1 MaxExtenderPriority and framework MaxNodeScore
 MAX_EXTENDER_PRIORITY = 10
@@ -127,8 +130,9 @@ def run_extender_filters(extenders: Sequence[Extender], pod: Pod, feasible: list
         started = time.perf_counter()
         try:
             result = ext.filter(pod, [ni.node for ni in feasible if ni.node is not None])
-        except ExtenderError:
+        except ExtenderError as exc:
             if ext.ignorable:
+                log.warning("extender %s (ignorable) failed to filter pod %s, skipped: %s", ext.name, pod.key, exc)
                 continue
             raise
         finally:
@@ -154,7 +158,8 @@ def run_extender_prioritize(extenders: Sequence[Extender], pod: Pod, nodes: Sequ
         started = time.perf_counter()
         try:
             scores = ext.prioritize(pod, nodes)
-        except ExtenderError:
+        except ExtenderError as exc:
+            log.warning("extender %s failed to prioritize pod %s, its scores left out: %s", ext.name, pod.key, exc)
             continue
         finally:
             if timings is not None:
@@ -181,8 +186,9 @@ def run_extender_preemption(extenders: Sequence[Extender], pod: Pod, victims: di
             continue
         try:
             result = ext.process_preemption(pod, victims, node_info)
-        except ExtenderError:
+        except ExtenderError as exc:
             if ext.ignorable:
+                log.warning("extender %s (ignorable) failed preemption for pod %s, skipped: %s", ext.name, pod.key, exc)
                 continue
             raise
         for node in list(result):

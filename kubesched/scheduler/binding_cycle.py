@@ -6,6 +6,7 @@ holding the state it shares with the scheduling cycle."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ from kubesched.framework.status import Code, Status
 from kubesched.queue.clusterevents import EVENT_ASSIGNED_POD_DELETE
 from kubesched.queue.scheduling_queue import SchedulingQueue
 from kubesched.scheduler.fiterror import fit_error_message
+
+log = logging.getLogger(__name__)
 
 
 class BindingCycle:
@@ -140,6 +143,7 @@ class BindingCycle:
                 ext.bind(pod, node)
             except ExtenderError as exc:
                 if ext.ignorable:
+                    log.warning("extender %s (ignorable) failed to bind pod %s, skipped: %s", ext.name, pod.key, exc)
                     continue
                 return Status(Code.Error, (str(exc),), ext.name)
             if self.run_binding is None:

@@ -161,10 +161,10 @@ def test_cli_timeline_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     JSON keeps exactly its keys."""
     path = write(tmp_path, AFFINITY)
     assert main(["simulate", "-f", str(path), "--tie-break", "name", "-o", "json"]) == 0
-    assert list(json.loads(capsys.readouterr().out)) == ["pods", "summary", "kubernetesVersion"]
+    assert list(json.loads(capsys.readouterr().out)) == ["pods", "summary", "kubernetesVersion", "version"]
     assert main(["simulate", "-f", str(path), "--tie-break", "name", "-o", "json", "--timeline"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert list(doc) == ["pods", "summary", "kubernetesVersion", "timeline"]
+    assert list(doc) == ["pods", "summary", "kubernetesVersion", "timeline", "version"]
     assert doc["timeline"] and all({"time", "pod", "event"} <= set(e) for e in doc["timeline"])
     assert {e["event"] for e in doc["timeline"]} == {"move", "attempt", "bind"}
     attempts = [e for e in doc["timeline"] if e["event"] == "attempt"]

@@ -372,7 +372,7 @@ def test_json_shape_without_and_with_explain() -> None:
     rc, out, err = _cli("simulate", "-f", MIXED, "--tie-break", "name", "-o", "json")
     assert (rc, err) == (0, "")
     plain = json.loads(out)
-    assert set(plain) == {"pods", "summary", "kubernetesVersion"}
+    assert set(plain) == {"pods", "summary", "kubernetesVersion", "version"}
     assert all(POD_KEYS <= set(p) and "attempts" not in p for p in plain["pods"])
     explained = _simulate("-f", MIXED)
     assert all(POD_KEYS | {"attempts"} <= set(p) for p in explained["pods"])
