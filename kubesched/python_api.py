@@ -202,9 +202,13 @@ def find_outcome(sim: "Simulation", pod: str) -> "PodOutcome":
     if waits_for is not None:
         raise KubeschedError(f"pod {ns}/{name}: not created: its StatefulSet creates it once {waits_for} "
                              f"is scheduled (OrderedReady), and {waits_for} is not")
+    for p in sim.cluster.pods.values():
+        if p.namespace == ns and p.name == name and p.node_name:
+            raise KubeschedError(f"pod {ns}/{name}: already bound to node {p.node_name} in the given manifests "
+                                 "(only pending pods are scheduled, and so explained)")
     elsewhere = sorted(o.pod.key for o in sim.results() if o.pod.name == name)
     hint = f" (did you mean {', '.join(elsewhere)}?)" if elsewhere else ""
-    raise KubeschedError(f"pod {ns}/{name}: not a pending pod in the given manifests{hint}")
+    raise KubeschedError(f"pod {ns}/{name}: no such pod in the given manifests{hint}")
 
 
 def explain(pod: str, *sources: Source, config: str | os.PathLike[str] | Mapping[str, Any] | None = None,

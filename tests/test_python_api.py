@@ -40,7 +40,7 @@ def test_result_is_the_simulate_json_document(tmp_path: Path, capsys: pytest.Cap
 def test_explain_and_errors() -> None:
     why = kubesched.explain("default/b", NODE, pod("a", "1500m"), pod("b", "1"))
     assert why.to_json()["attempts"][0]["result"] == "Unschedulable"
-    with pytest.raises(KubeschedError, match="not a pending pod"):
+    with pytest.raises(KubeschedError, match="no such pod in the given manifests"):
         kubesched.explain("default/zz", NODE, pod("a", "1"))
     with pytest.raises(KubeschedError, match="tie_break"):
         kubesched.simulate(NODE, tie_break="lowest")

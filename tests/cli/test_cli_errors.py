@@ -191,17 +191,18 @@ CASES: dict[str, Case] = {
     "explain-unknown-pod": Case(
         {"m.yaml": NODE + "---\n" + _pod()},
         ["explain", "-f", "{m.yaml}", "shop/nobody"],
-        "pod shop/nobody: not a pending pod in the given manifests"),
+        "pod shop/nobody: no such pod in the given manifests"),
     # The namespace defaults to "default"; a pending pod of that name elsewhere is suggested.
     "explain-wrong-namespace": Case(
         {"m.yaml": NODE + "---\n" + _pod(meta=", namespace: shop")},
         ["explain", "-f", "{m.yaml}", "web"],
-        "pod default/web: not a pending pod in the given manifests (did you mean shop/web?)"),
-    # A bound pod is not explained: there was no scheduling attempt.
+        "pod default/web: no such pod in the given manifests (did you mean shop/web?)"),
+    # A bound pod is not explained: there was no scheduling attempt; the error says it exists.
     "explain-bound-pod": Case(
         {"m.yaml": NODE + "---\n" + _pod("nodeName: n1\n")},
         ["explain", "-f", "{m.yaml}", "default/web"],
-        "pod default/web: not a pending pod in the given manifests"),
+        "pod default/web: already bound to node n1 in the given manifests (only pending pods are scheduled, "
+        "and so explained)"),
 }
 
 
