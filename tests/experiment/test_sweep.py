@@ -64,6 +64,7 @@ def test_cli_sweep_and_fill(trace: tuple[Path, Path], tmp_path: Path, capsys: py
     assert main(["experiment", "fill", "--nodes", str(nodes), "--pods", str(pods), "--policy", "gpupacking",
                  "--seed", "3", "-o", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
+    assert doc.pop("version")  # the command adds kubesched's version to the result's document
     assert FillResult.from_json(doc).to_json() == doc and doc["policy"] == "gpupacking"
     assert main(["experiment", "sweep", "--nodes", str(nodes), "--pods", str(pods), "--policies", "random,dotproduct",
                  "--seeds", "5-6", "--jobs", "1", "--output-dir", str(tmp_path / "s")]) == 0
