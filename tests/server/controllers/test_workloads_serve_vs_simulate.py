@@ -75,8 +75,18 @@ def test_serve_and_simulate_make_the_same_pods(cluster: Callable[..., Cluster], 
     for resource, obj in WORKLOADS:
         c.registry.create(resource, "default", obj)
     want = 3 + 2 + 3 + 2  # replicas, replicas, parallelism, one per node
-    served = eventually(lambda: (p := [x for x in c.pods() if x["metadata"].get("ownerReferences")])
-                        and len(p) == want and p, timeout=60)
+
+    def settled() -> list[dict[str, Any]] | None:
+        """The owned pods once serve's controllers are done: as many as wanted, none being
+        deleted, and the DaemonSet's own status saying every node it wants runs its pod."""
+        pods = [x for x in c.pods() if x["metadata"].get("ownerReferences")]
+        ds = c.registry.get("daemonsets.apps", "default", "agent").get("status") or {}
+        done = (len(pods) == want and not any(x["metadata"].get("deletionTimestamp") for x in pods)
+                and ds.get("desiredNumberScheduled") == ds.get("currentNumberScheduled") == 2
+                and not ds.get("numberMisscheduled"))
+        return pods if done else None
+
+    served = eventually(settled, timeout=60)
     nodes = [{"apiVersion": "v1", "kind": "Node",
               "metadata": {"name": n["metadata"]["name"], "labels": n["metadata"].get("labels") or {}},
               "status": {"capacity": n["status"]["capacity"]}}
