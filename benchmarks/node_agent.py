@@ -1,5 +1,5 @@
 """CPU per pod of the simulated kubelets (and optionally the controller manager) in serve's
-process, without HTTP (issue 16 item 3): what starting one bound pod costs the node agent,
+process, without HTTP: what starting one bound pod costs the node agent,
 its informers and the registry writes it makes.
 
 A real Store (SQLite, synchronous=NORMAL so the disk does not set the figure), Registry,

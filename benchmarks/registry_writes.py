@@ -1,6 +1,6 @@
 """CPU per registry write in serve's process, without HTTP: what one pod costs the API
 server's registry on its create, its binding and the simulated kubelet's Running status
-write (issue 16 item 3). A real Store (SQLite, synchronous=NORMAL so the disk does not set
+write. A real Store (SQLite, synchronous=NORMAL so the disk does not set
 the figure) and Registry; CPU time of this process, in microseconds per write.
 
 Run: ``.venv/bin/python benchmarks/registry_writes.py [PODS]`` (default 2000). Compare two

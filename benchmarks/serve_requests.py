@@ -1,7 +1,7 @@
 """CPU per hot write in a real ``kubesched serve``, over HTTP: what the API server's
 process spends on each of the three writes one pod costs in ``bench --serve`` (the pod's
 POST, the scheduler's binding POST, its events.k8s.io/v1 Scheduled event), request layer
-and registry together (issue 16 item 3). No scheduler, no node agent, no controllers run
+and registry together. No scheduler, no node agent, no controllers run
 in the server, so its CPU during a phase is that phase's requests (and their fsyncs).
 
 Run: ``.venv/bin/python benchmarks/serve_requests.py [N] [CLIENTS]`` (default 2000 pods,

@@ -1,5 +1,5 @@
 """CPU per pod of the fan-out from a store commit to every watcher, as in ``serve`` during
-``kubesched bench --serve`` (issue 16 item 3): a real Store and Registry; the in-process
+``kubesched bench --serve``: a real Store and Registry; the in-process
 informers serve runs (the real garbage collector, with an informer of every collected kind,
 pods included, and its handlers; two more pod informers, the controller manager's and the
 simulated kubelets' with their indexes; informers of nodes, ReplicaSets, Deployments,

@@ -3,7 +3,7 @@ the standard library gives, the standard library everywhere else.
 
 Why this exists: ``serve`` turns every object into JSON text at least twice (the stored row,
 the response) and back (reads, watches), and the standard library's encoder and decoder were
-~15% of the API server's CPU in a burst (issue 16). orjson is 3-10x faster, but it differs
+~15% of the API server's CPU in a burst. orjson is 3-10x faster, but it differs
 where Kubernetes objects can go: it **decodes an integer beyond 64 bits as a float**
 without a word (``18446744073709551616`` becomes ``1.8446744073709552e+19``), and **refuses
 to encode one** (as well as lone surrogates and non-string keys). An ``int64`` field may

@@ -214,7 +214,7 @@ class ApiFastPath:
     Starlette's router would pick for them (it is listed before every other route that could
     match), without the router's matching and its two exception middlewares: the endpoint
     turns every exception into a ``Status`` itself. Almost every request is one of these, and
-    the detour cost ~10% of the API server's CPU in a burst of creates (issue 16)."""
+    the detour cost ~10% of the API server's CPU in a burst of creates."""
 
     def __init__(self, app: Starlette) -> None:
         self.app = app

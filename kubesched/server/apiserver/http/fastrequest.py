@@ -7,7 +7,7 @@ Why this exists: every write reads a handful of headers (``accept``, ``content-t
 ``__getitem__``, which lower-cases and encodes the key and scans the raw header list on
 every call; ``QueryParams`` parses the query string with ``urllib`` even when it is empty;
 and ``request.url`` builds a whole ``URL`` (host header parsing included) where only the
-path is read. Together that was ~10% of the API server's CPU in a burst of creates (issue 16).
+path is read. Together that was ~10% of the API server's CPU in a burst of creates.
 
 :class:`ApiRequest` answers the same questions:
 
