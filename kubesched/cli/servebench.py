@@ -4,7 +4,7 @@ durability right after the burst.
 Why this exists: the in-process benchmarks (``kubesched bench --workload``) measure the
 scheduling loop alone; this one measures the whole cluster on one machine (API server,
 SQLite store, the scheduler over HTTP, simulated kubelets) as a user of ``kubectl`` sees it
-(issue 16, item 3):
+(the end-to-end figure of the performance page):
 
 1. starts a real ``kubesched serve --nodes N`` (default 1,000) in a fresh data directory,
    with its scheduler in a child process (``serve --scheduler-process``) unless

@@ -3,7 +3,7 @@
 Why this exists: ``serve``'s API server handled every write in a worker thread because
 :meth:`.Store.txn` blocks until its group is committed and fsynced. In a burst of creates
 and binds, handing each request to a thread and back (and the threads fighting over the
-GIL) cost about a quarter of the server's CPU (issue 16). A write is short CPU work plus
+GIL) cost about a quarter of the server's CPU. A write is short CPU work plus
 SQLite statements inside the open group's SAVEPOINT; only the COMMIT waits for the disk.
 So :meth:`.Store.write_on_loop` runs the write itself on the event loop, and only the wait
 is asynchronous:
