@@ -1,4 +1,4 @@
-"""The web UI: a page over the running scheduler and its cluster (issue 17).
+"""The web UI: a page over the running scheduler and its cluster.
 
 ``serve`` mounts it at ``/`` (read-write: create and delete objects from YAML, change the
 scheduler's configuration); ``run --ui`` mounts it beside its health and metrics

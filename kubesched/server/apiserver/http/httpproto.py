@@ -6,7 +6,7 @@ before serving) and says how clients reach it.
 
 The protocol is uvicorn's ``HttpToolsProtocol`` (llhttp, the C parser of Node.js, through
 ``httptools``): parsing a request with h11, in pure Python, cost as much CPU as handling it
-(issue 16: ~20% of ``serve``'s API server during a burst). It lacks two things h11 gave or
+(~20% of ``serve``'s API server during a burst). It lacks two things h11 gave or
 this module added, so :func:`with_header_timeout` adds them:
 
 * a deadline on request heads. uvicorn bounds idle keep-alive connections but not a client
