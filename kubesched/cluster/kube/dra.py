@@ -128,7 +128,7 @@ class KubeDra:
     # -- ExtendedClaimWriter ---------------------------------------------------------------------
     def create_claim(self, raw: dict[str, Any]) -> ResourceClaim:
         ns = str((raw.get("metadata") or {}).get("namespace") or "default")
-        path = RESOURCE_CLAIMS.object_path(ns, "x").rsplit("/", 1)[0]
+        path = f"{RESOURCE_CLAIMS.prefix}/namespaces/{ns}/{RESOURCE_CLAIMS.plural}"
         try:
             out = self.client.request("POST", path, body=raw, guard=self.guard)
         except KubeClientError as exc:

@@ -377,10 +377,9 @@ class DynamicResources:
         if is_special(claim):
             if node_claim is None:
                 raise DraWriteError(f"extended resource claim not found for node {node_name}")
-            try:
-                claim = writer.create_claim(claim_to_create(node_claim.claim))
-            finally:
-                self.lister.in_flight.pop(s.temp_uid, None)
+            # the devices stay in flight (under the in-memory claim's uid) until the
+            # allocation is written: PreBind's loop takes them out of flight after this
+            claim = writer.create_claim(claim_to_create(node_claim.claim))
             s.claims[i] = claim  # Unreserve deletes it if binding fails from here on
         claim = self._bind_claim(claim, s.allocations.get(i), pod)
         mappings = node_claim.mappings if node_claim is not None else ()
