@@ -25,6 +25,7 @@ from kubesched.api.selectors import LabelSelector, NodeSelector, NodeSelectorTer
 from kubesched.api.volumes import Volume, parse_volumes, validate_volumes
 from kubesched.api.validation import PodParts, validate_node, validate_pod
 from kubesched.api.validation.scheduling import TAINT_EFFECTS as TAINT_EFFECTS
+from kubesched.api.validation.strings import decimal_int64
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,15 +68,27 @@ class Toleration:
         secs = obj.get("tolerationSeconds")
         return cls(key, op, value, effect, None if secs is None else int_field(secs, f"{path}.tolerationSeconds"))
 
-    def tolerates(self, taint: Taint) -> bool:
-        """Upstream ``Toleration.ToleratesTaint``."""
+    def tolerates(self, taint: Taint, comparison_operators: bool = False) -> bool:
+        """Upstream ``Toleration.ToleratesTaint``. ``comparison_operators``: the
+        TaintTolerationComparisonOperators gate; without it a ``Lt``/``Gt`` toleration
+        tolerates nothing, with it the taint's value compares to the toleration's as integers."""
         if self.effect and self.effect != taint.effect:
             return False
         if self.key and self.key != taint.key:
             return False
         if self.operator == "Exists":
             return True
+        if self.operator in ("Lt", "Gt"):
+            return comparison_operators and _compare_numeric(self.value, taint.value, self.operator)
         return self.value == taint.value
+
+
+def _compare_numeric(toleration_value: str, taint_value: str, op: str) -> bool:
+    """``compareNumericValues``: a value that is not a canonical int64 matches nothing."""
+    tol, tnt = decimal_int64(toleration_value), decimal_int64(taint_value)
+    if tol is None or tnt is None:
+        return False
+    return tnt < tol if op == "Lt" else tnt > tol
 
 
 @dataclass(frozen=True, slots=True)

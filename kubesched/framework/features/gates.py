@@ -91,7 +91,7 @@ GATES: dict[str, Gate] = {g.name: g for g in (
     _g("SidecarContainers", ON, ("1.28", False, ALPHA), ("1.29", True, BETA), ("1.33", True, GA, True),
        ("1.37", True, REMOVED)),
     _g("StorageCapacityScoring", BOTH, ("1.33", False, ALPHA), ("1.37", True, BETA)),
-    _g("TaintTolerationComparisonOperators", OFF, ("1.35", False, ALPHA)),
+    _g("TaintTolerationComparisonOperators", BOTH, ("1.35", False, ALPHA)),
     _g("TopologyAwareWorkloadScheduling", OFF, ("1.36", False, ALPHA)),
     _g("VolumeAttributesClass", ON, ("1.29", False, ALPHA), ("1.31", False, BETA), ("1.34", True, GA),
        ("1.36", True, GA, True)),
