@@ -95,7 +95,7 @@ GATES: dict[str, Gate] = {g.name: g for g in (
     _g("TopologyAwareWorkloadScheduling", OFF, ("1.36", False, ALPHA)),
     _g("VolumeAttributesClass", ON, ("1.29", False, ALPHA), ("1.31", False, BETA), ("1.34", True, GA),
        ("1.36", True, GA, True)),
-    _g("VolumeLimitScaling", OFF, ("1.35", False, ALPHA), ("1.37", True, BETA)),
+    _g("VolumeLimitScaling", BOTH, ("1.35", False, ALPHA), ("1.37", True, BETA)),
     # folded into GenericWorkload in 1.37 (kubernetes/kubernetes#139520)
     _g("WorkloadAwarePreemption", OFF, ("1.36", False, ALPHA), ("1.37", False, REMOVED)),
 )}
