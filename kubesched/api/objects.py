@@ -18,6 +18,7 @@ from typing import Any
 
 from kubesched.api.errors import DecodeError
 from kubesched.api.fields import ANNOTATIONS, int_field, list_field, map_field
+from kubesched.api.resize import POD_LEVEL_RESIZE, ResizeStatus, resized_pod_resources
 from kubesched.api.resources import QuantityList, ResourceList, parse_resource_list, pod_resources, to_resource
 from kubesched.api.schema import check
 from kubesched.api.schemas import NODE, POD
@@ -357,7 +358,14 @@ class Pod:
                 containers=containers, inits=inits, labels=labels, annotations=annotations,
                 node_selector=node_selector, overhead=overhead, pod_requests=pod_level_req,
                 pod_limits=pod_level_lim, require_limits=require_limits))
-        requests, non0_cpu, non0_mem = pod_resources(containers, inits, overhead, pod_level_req)
+        resize = ResizeStatus.parse(status)
+        with_pod_level: tuple[ResourceList, int, int] | None = None
+        if resize is None:
+            requests, non0_cpu, non0_mem = pod_resources(containers, inits, overhead, pod_level_req)
+        else:
+            requests, non0_cpu, non0_mem = resized_pod_resources(containers, inits, overhead, pod_level_req,
+                                                                 resize, False)
+            with_pod_level = resized_pod_resources(containers, inits, overhead, pod_level_req, resize, True)
         tolerations = tuple(Toleration.parse(t, f"spec.tolerations[{i}]")
                             for i, t in enumerate(list_field(spec.get("tolerations"), "spec.tolerations")))
         tsc = tuple(TopologySpreadConstraint.parse(t, f"spec.topologySpreadConstraints[{i}]", labels)
@@ -377,7 +385,7 @@ class Pod:
             if isinstance(o, Mapping) and o.get("controller"):
                 owner_kind = str(o.get("kind") or "")
         pp = str(spec.get("preemptionPolicy") or "PreemptLowerPriority")
-        return cls(
+        pod = cls(
             raw=raw, name=name, namespace=ns, uid=str(meta.get("uid") or f"{ns}/{name}"),
             labels=labels, annotations=annotations,
             node_name=str(spec.get("nodeName") or ""),
@@ -395,6 +403,9 @@ class Pod:
             requests=requests, non0_cpu=non0_cpu, non0_mem=non0_mem, host_ports=host_ports,
             owner_kind=owner_kind, volumes=volumes,
         )
+        if with_pod_level is not None and with_pod_level != (requests, non0_cpu, non0_mem):
+            pod.extra[POD_LEVEL_RESIZE] = with_pod_level
+        return pod
 
 
 _POD_FIELDS = tuple(f.name for f in fields(Pod))
