@@ -84,6 +84,24 @@ class Toleration:
         return self.value == taint.value
 
 
+@dataclass(frozen=True, slots=True)
+class ComparingToleration(Toleration):
+    """A toleration whose ``Lt``/``Gt`` compare (TaintTolerationComparisonOperators on), for
+    code that asks ``tolerates(taint)`` without knowing the gate (PodTopologySpread's
+    node inclusion)."""
+
+    def tolerates(self, taint: Taint, comparison_operators: bool = True) -> bool:
+        return Toleration.tolerates(self, taint, True)
+
+
+def with_comparing_tolerations(pod: "Pod") -> "Pod":
+    """``pod`` whose Lt/Gt tolerations compare; the same pod when it has none."""
+    if not any(t.operator in ("Lt", "Gt") for t in pod.tolerations):
+        return pod
+    return pod.evolve(tolerations=tuple(ComparingToleration(t.key, t.operator, t.value, t.effect,
+                                                            t.toleration_seconds) for t in pod.tolerations))
+
+
 def _compare_numeric(toleration_value: str, taint_value: str, op: str) -> bool:
     """``compareNumericValues``: a value that is not a canonical int64 matches nothing."""
     tol, tnt = decimal_int64(toleration_value), decimal_int64(taint_value)

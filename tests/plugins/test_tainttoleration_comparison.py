@@ -94,3 +94,27 @@ def test_pods_with_comparison_tolerations_validate(value: str, ok: bool) -> None
     else:
         with pytest.raises(KubeschedError, match=r"spec\.tolerations\[0\]\.value"):
             Pod.from_dict(raw)
+
+
+@pytest.mark.parametrize("gates,b_fits", [("TaintTolerationComparisonOperators=true", False), (None, True)])
+def test_pod_topology_spread_node_inclusion_follows_the_gate(gates: str | None, b_fits: bool) -> None:
+    """PodTopologySpread's ``matchNodeInclusionPolicies`` passes the gate to
+    ``FindMatchingUntoleratedTaint`` (podtopologyspread/common.go). Zones a and b; b is
+    tainted sla=950 and runs one matching pod; the pod tolerates sla Gt 900, nodeTaintsPolicy
+    Honor, maxSkew 1. With the gate b counts: zone counts a 0, b 1, so b would make the skew
+    1 + 1 - 0 = 2 > 1 and fails while a passes. Without it b is left out: only a is counted
+    (0), and b's skew is 0 + 1 - 0 = 1, so both pass (hand computation from filtering.go)."""
+    from kubesched.plugins.podtopologyspread import PodTopologySpread
+    from kubesched.testing.harness import filter_all
+    from kubesched.testing.wrappers import make_node, make_pod
+
+    zone = "topology.kubernetes.io/zone"
+    nodes = [make_node().name("a").label(zone, "a").obj(),
+             make_node().name("b").label(zone, "b").taint(SLA, "950").obj()]
+    existing = make_pod().name("e").label("app", "web").node("b").obj()
+    p = (make_pod().name("p").label("app", "web").toleration(SLA, "Gt", "900", NS)
+         .spread(1, zone, "DoNotSchedule", {"matchLabels": {"app": "web"}}, nodeTaintsPolicy="Honor").obj())
+    handle = handle_for([existing], nodes)
+    handle.features = Features.for_version("1.37", gates)
+    got = {n: s.success for n, s in filter_all(PodTopologySpread(None, handle), p, handle).items()}
+    assert got == {"a": True, "b": b_fits}
