@@ -82,6 +82,7 @@ class Attempt:
     victim_pods: list[Pod] = field(default_factory=list)
     nomination_cleared: bool = False
     unschedulable_plugins: set[str] = field(default_factory=set)
+    pending_plugins: set[str] = field(default_factory=set)  # rejected with Pending (upstream Diagnosis)
     extender_seconds: dict[str, float] = field(default_factory=dict)
     profile: str = ""
     pod_attempts: int = 0  # the pod's attempts so far, this one included (metrics)

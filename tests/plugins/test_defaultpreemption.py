@@ -27,7 +27,7 @@ from kubesched.framework.runtime.framework import Framework
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins.defaultbinder import DefaultBinder
-from kubesched.plugins.defaultpreemption import EXPLANATION, DefaultPreemption
+from kubesched.plugins.defaultpreemption import DefaultPreemption
 from kubesched.plugins.preemption.args import DefaultPreemptionArgs
 from kubesched.plugins.preemption.ordering import StartTimes
 from kubesched.plugins.noderesources.fit import Fit
@@ -447,7 +447,7 @@ def test_select_best_candidate(n: int, prio: int, req: dict[str, str], pods: lis
     assert result.nominated_node_name in want
     if by_name:  # a final tie goes to the smallest name
         assert result.nominated_node_name == min(want)
-    explanation = state.read(EXPLANATION)
+    explanation = result.explanation
     assert result.nominated_node_name in explanation.tie_set
     assert set(explanation.tie_set) <= want
 
@@ -663,7 +663,7 @@ def test_example03_critical_preempts_batch_pods() -> None:
     assert st.success
     assert result is not None and result.nominated_node_name == "n2"
     assert [v.key for v in result.victims] == ["default/batch-0", "default/batch-1"]
-    explanation = state.read(EXPLANATION)
+    explanation = result.explanation
     assert {c.name: ([v.key for v in c.victims], c.num_pdb_violations) for c in explanation.candidates} == {
         "n1": (["default/db-0", "default/db-1"], 2), "n2": (["default/batch-0", "default/batch-1"], 0)}
     assert explanation.tie_set == ("n2",)
