@@ -250,6 +250,33 @@ def test_post_filter(p: Pod, pods: list[Pod], nodes: list[Node], filtered: dict[
         assert result is not None and result.nominated_node_name == want_node
 
 
+def test_preemption_evicts_its_victims_and_clears_lower_nominations() -> None:
+    """Upstream preemption.go ``prepareCandidate``: each victim of the chosen candidate is
+    preempted through the handle (``PreemptPod``), then the pods nominated to that node
+    with a lower priority than the preemptor (``getLowerPriorityNominatedPods``: strictly
+    lower) lose their nomination; equal or higher ones keep it. Hand computation: node1
+    has room for two pods and holds p1 (LOW); n-high (HIGH, nominated there) counts for
+    p (HIGH) as upstream's addGENominatedPods adds it, so p fits only without p1."""
+    h, pl = build([pod("p1", LOW, "node1")], [node("node1", {"pods": "2"})], [fit])
+    h.nominated = {"node1": [pod("n-low", LOW), pod("n-mid", MID), pod("n-high", HIGH)]}
+    p = pod("p", HIGH)
+    result, st = pl.post_filter(pre_filtered(h, p), p, {"node1": U})
+    assert st.success and result is not None and result.nominated_node_name == "node1"
+    assert h.preempted == [("default/p", "default/p1", "node1")]
+    assert h.cleared == ["default/n-low", "default/n-mid"]
+
+
+def test_no_eviction_without_a_nomination() -> None:
+    """Upstream ``Preempt``: ``prepareCandidate`` runs only for the chosen candidate; with
+    no candidate (equal priority, so no victims) nothing is evicted or cleared."""
+    h, pl = build([pod("p1", LOW, "node1")], [node("node1", ONE_POD)], [fit])
+    h.nominated = {"node1": [pod("n-neg", NEG)]}
+    p = pod("p", LOW)
+    result, st = pl.post_filter(pre_filtered(h, p), p, {"node1": U})
+    assert st.code == Code.Unschedulable and result is not None and result.nominated_node_name == ""
+    assert (h.preempted, h.cleared) == ([], [])
+
+
 # -- TestDryRunPreemption ----------------------------------------------------------------
 def _pts(h: Any) -> Any:
     from kubesched.plugins.podtopologyspread.plugin import PodTopologySpread
