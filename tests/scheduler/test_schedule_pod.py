@@ -178,3 +178,15 @@ def test_run_algorithm_records_the_outcome_and_explain_only_with_an_observer() -
 def _recorder(sched: Scheduler, att: Attempt) -> Any:
     from kubesched.explanation.recorder import AttemptRecorder
     return AttemptRecorder(att, sched.tie_break_by_name)
+
+
+def test_scoring_done_only_for_the_explanation_cannot_fail_the_attempt() -> None:
+    """Upstream ``schedulePod`` selects the only feasible node without scoring
+    (``len(feasibleNodes) == 1``), so FalseMap's Score error never happens there; with
+    explain the scores are computed for the explanation, and their error stays out of
+    the outcome."""
+    sched, fw = scheduler(["1", "2"], [MatchFilter()], [FalseMap()], explain=True)
+    att = Attempt()
+    result = sched.run_algorithm(fw, state(), pod("2"), att, _recorder(sched, att))
+    assert result is not None and result.suggested_host == "2"
+    assert (att.chosen, att.score_skipped is not None) == ("2", True)
