@@ -97,11 +97,17 @@ class FindNodes:
         nts = diagnosis.node_to_status
         try:
             feasible, lazy_statuses, processed = self._find_nodes_that_pass_filters(fw, state, pod, idx, observer)
-        except FilterAbort as exc:
-            if observer is not None:
+        except (FilterAbort, CycleError) as exc:
+            if isinstance(exc, FilterAbort) and observer is not None:
                 nts.statuses = exc.statuses()
-                observer.filtered(table.names, nts)
-            raise CycleError(str(exc)) from None
+            if nominated_row is None:
+                if isinstance(exc, FilterAbort) and observer is not None:
+                    observer.filtered(table.names, nts)
+                raise CycleError(str(exc)) from None
+            # only the explanation looked beyond the nominated node: its error is not the cycle's
+            assert observer is not None
+            observer.nominated_fast_path(table.names[nominated_row])
+            return Feasible(np.array([nominated_row], np.intp), diagnosis, nominated_row, evaluated=1)
         if observer is not None or feasible.size == 0 or self.extenders:
             nts.statuses = lazy_statuses()
         if nominated_row is not None:

@@ -190,3 +190,26 @@ def test_scoring_done_only_for_the_explanation_cannot_fail_the_attempt() -> None
     result = sched.run_algorithm(fw, state(), pod("2"), att, _recorder(sched, att))
     assert result is not None and result.suggested_host == "2"
     assert (att.chosen, att.score_skipped is not None) == ("2", True)
+
+
+class ErrorOn3:
+    name = "ErrorOn3"
+
+    def filter(self, state: CycleState, pod: Pod, ni: NodeInfo) -> Status:
+        return Status(Code.Error, ("broken",)) if ni.name == "3" else SUCCESS
+
+
+def test_filtering_done_only_for_the_explanation_cannot_fail_the_attempt() -> None:
+    """Upstream ``evaluateNominatedNode`` filters the nominated node alone, so a Filter
+    error on another node never happens there; with explain the other nodes are filtered
+    for the explanation, and their error stays out of the outcome."""
+    p = make_pod().name("p").uid("p").nominated_node("1").obj()
+    sched, fw = scheduler(["3", "2", "1"], [ErrorOn3()], [NumericMap()], explain=True)
+    att = Attempt()
+    result = sched.run_algorithm(fw, state(), p, att, _recorder(sched, att))
+    assert result is not None and (result.suggested_host, att.chosen) == ("1", "1")
+    assert att.evaluation is not None and att.evaluation["upstreamEvaluatedOnly"] == "1"
+    # without the nominated node, the error is the attempt's (upstream findNodesThatPassFilters)
+    att = Attempt()
+    assert sched.run_algorithm(fw, state(), pod("q"), att, _recorder(sched, att)) is None
+    assert att.result == "Error" and "broken" in (att.message or "")
