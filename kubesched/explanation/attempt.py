@@ -1,8 +1,9 @@
 """What one scheduling attempt saw, recorded for ``explain`` (CLI, ``/debug/explain``, the UI).
 
-Kept apart from the loop in :mod:`kubesched.scheduler.scheduler` so that the recording rules are in one
-place and stay cheap: the scheduler hands over the arrays it already has; the per-node
-dictionaries of raw and normalised scores are built only when a document is asked for.
+Kept apart from the scheduling cycle so that the recording rules are in one place and stay
+cheap: the cycle hands its :mod:`~kubesched.explanation.recorder` the arrays it already has;
+the per-node dictionaries of raw and normalised scores are built only when a document is
+asked for.
 
 Per node, an attempt says ``ok`` (passed every Filter), the first failing plugin with its code
 and reasons, or ``not evaluated`` with the reason, as upstream ``schedule_one.go`` leaves nodes
@@ -82,6 +83,7 @@ class Attempt:
     victim_pods: list[Pod] = field(default_factory=list)
     nomination_cleared: bool = False
     unschedulable_plugins: set[str] = field(default_factory=set)
+    pending_plugins: set[str] = field(default_factory=set)  # rejected with Pending (upstream Diagnosis)
     extender_seconds: dict[str, float] = field(default_factory=dict)
     profile: str = ""
     pod_attempts: int = 0  # the pod's attempts so far, this one included (metrics)

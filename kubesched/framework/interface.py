@@ -79,8 +79,13 @@ class PreFilterResult:
 
 @dataclass(frozen=True, slots=True)
 class PostFilterResult:
+    """The node to nominate the pod to (empty: clear its nomination), the pods evicted to
+    make room there, and what the plugin found, for explanations (DefaultPreemption: its
+    candidates, :class:`~kubesched.plugins.preemption.evaluator.PreemptionExplanation`)."""
+
     nominated_node_name: str = ""
     victims: tuple[Pod, ...] = ()
+    explanation: Any = field(default=None, compare=False)  # read by explain only
 
 
 @dataclass(slots=True)
@@ -349,6 +354,15 @@ class Handle(Protocol):
     def iterate_waiting_pods(self) -> "list[WaitingPod]": ...
 
     def now(self) -> float: ...
+
+    def preempt_pod(self, preemptor: Pod, victim: Pod, node: str, plugin: str) -> None:
+        """Evict ``victim`` for ``preemptor`` (upstream ``PreemptPod``): a victim waiting at
+        Permit is rejected, any other deleted. Nothing happens in a dry run."""
+        ...
+
+    def clear_nominated_node(self, pod: Pod) -> None:
+        """Clear ``pod``'s nominated node (upstream ``ClearNominatedNodeName``)."""
+        ...
 
     @property
     def storage(self) -> "StorageLister":

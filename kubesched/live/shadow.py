@@ -46,6 +46,7 @@ from kubesched.cluster.kube.client import KubeClient
 from kubesched.cluster.kube.errors import FencedError
 from kubesched.config import SchedulerConfig
 from kubesched.explanation.attempt import Attempt
+from kubesched.explanation.recorder import AttemptRecorder
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import PODS_TO_ACTIVATE
 from kubesched.framework.registry import Registry
@@ -111,9 +112,10 @@ class ShadowScheduler:
         state = CycleState()
         state.write(PODS_TO_ACTIVATE, {})
         att = Attempt(time=sched.now(), profile=pod.scheduler_name)
-        chosen = sched._schedule_pod(fw, state, pod, att)
-        if chosen is not None:
-            att.result = "Scheduled"
+        recorder = AttemptRecorder(att, sched.tie_break_by_name) if sched.explain else None
+        with sched.dry_run():  # PostFilter's evictions are decided, never carried out
+            if sched.run_algorithm(fw, state, pod, att, recorder) is not None:
+                att.result = "Scheduled"
         self.live.store.add_attempt(pod.key, att)  # /debug/explain shows the shadow's decision
         return att
 

@@ -1,9 +1,9 @@
 """DefaultPreemption: the PostFilter plugin that makes room for a pod by evicting
 lower-priority pods (upstream ``plugins/defaultpreemption``).
 
-The plugin is pure: it returns the node to nominate and the victims in a
-PostFilterResult, and the scheduler deletes the victims, clears the nominations of
-lower-priority pods nominated to that node and nominates the pod. The machinery lives in
+The plugin evicts the victims and clears the nominations of lower-priority pods nominated
+to the chosen node through its handle, and returns that node and the victims in a
+PostFilterResult; the scheduler nominates the pod. The machinery lives in
 :mod:`kubesched.plugins.preemption`. Asynchronous preemption (and so PreEnqueue and
 events to register) is not implemented: with it off upstream's PreEnqueue always admits.
 """
@@ -22,12 +22,12 @@ from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
 from kubesched.plugins.preemption import args as preemption_args
 from kubesched.plugins.preemption.args import DefaultPreemptionArgs
-from kubesched.plugins.preemption.evaluator import EXPLANATION, Evaluator, PreemptionExplanation
+from kubesched.plugins.preemption.evaluator import Evaluator, PreemptionExplanation
 from kubesched.plugins.preemption.ordering import StartTimes
 from kubesched.plugins.preemption.pdb import disruptions_allowed
 from kubesched.plugins.preemption.victims import select_victims_on_node as _select_victims
 
-__all__ = ["DefaultPreemption", "DefaultPreemptionArgs", "EXPLANATION", "PreemptionExplanation",
+__all__ = ["DefaultPreemption", "DefaultPreemptionArgs", "PreemptionExplanation",
            "select_victims_on_node"]
 
 

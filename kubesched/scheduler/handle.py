@@ -1,5 +1,6 @@
 """What the plugins of one profile reach the scheduler through (upstream ``framework.Handle``),
-and the observer metrics hang on each run of the scheduling algorithm."""
+the writes a plugin asks the scheduler for (preemption's), and the observer metrics hang on
+each run of the scheduling algorithm."""
 
 from __future__ import annotations
 
@@ -85,6 +86,54 @@ class ProfileHandle:
     @property
     def dra_writer(self) -> DraWriter:
         return self._sched.dra_writer
+
+    def preempt_pod(self, preemptor: Pod, victim: Pod, node: str, plugin: str) -> None:
+        """Evict ``victim`` to make room for ``preemptor`` on ``node``."""
+        self._sched.writes.preempt_pod(preemptor, victim, node, plugin)
+
+    def clear_nominated_node(self, pod: Pod) -> None:
+        """Take back ``pod``'s nomination (a higher-priority pod took its node)."""
+        self._sched.writes.clear_nominated_node(pod)
+
+
+class PreemptionWrites(Protocol):
+    """How the scheduler carries out what preemption decided (upstream ``prepareCandidate``'s
+    API calls): the scheduler's own :class:`SchedulerWrites`, or :class:`DroppedWrites`
+    for a cycle that must change nothing."""
+
+    def preempt_pod(self, preemptor: Pod, victim: Pod, node: str, plugin: str) -> None: ...
+
+    def clear_nominated_node(self, pod: Pod) -> None: ...
+
+
+class SchedulerWrites:
+    """Through the scheduler's sink, queue and waiting pods."""
+
+    def __init__(self, sched: "Scheduler") -> None:
+        self._sched = sched
+
+    def preempt_pod(self, preemptor: Pod, victim: Pod, node: str, plugin: str) -> None:
+        """A victim still waiting at Permit is rejected, any other deleted (upstream
+        ``PreemptPod``)."""
+        sched = self._sched
+        waiting = sched.waiting.get(victim.uid)
+        if waiting is not None:
+            waiting.reject(plugin, "preempted")
+            return
+        sched.sink.delete_pod(victim, "Preempted", f"Preempted by pod {preemptor.uid} on node {node}")
+
+    def clear_nominated_node(self, pod: Pod) -> None:
+        self._sched._clear_nomination(pod)
+
+
+class DroppedWrites:
+    """Writes asked for in a dry run (a what-if, the shadow's decision): none happens."""
+
+    def preempt_pod(self, preemptor: Pod, victim: Pod, node: str, plugin: str) -> None:
+        return None
+
+    def clear_nominated_node(self, pod: Pod) -> None:
+        return None
 
 
 class AlgorithmObserver(Protocol):

@@ -20,7 +20,7 @@ from kubesched.framework.runtime.framework import Framework
 from kubesched.framework.runtime.waiting import WaitingPods
 from kubesched.framework.storage import NoStorage, StorageLister, StorageWriter
 from kubesched.queue.scheduling_queue import SchedulingQueue
-from kubesched.scheduler.handle import AlgorithmObserver, ProfileHandle
+from kubesched.scheduler.handle import AlgorithmObserver, PreemptionWrites, ProfileHandle, SchedulerWrites
 from kubesched.scheduler.schedule_one import SchedulingCycle
 
 
@@ -67,6 +67,8 @@ class Scheduler(SchedulingCycle):
         # configured HTTP extenders (kubesched.framework.extender), called after Filter
         self.extenders: tuple[Extender, ...] = tuple(extenders)
         self.features = features if features is not None else Features.for_version()
+        # what preemption's victim deletions go through (dropped in a dry run)
+        self.writes: PreemptionWrites = SchedulerWrites(self)
 
     def new_handle(self) -> ProfileHandle:
         return ProfileHandle(self)

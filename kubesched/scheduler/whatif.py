@@ -5,9 +5,10 @@ scheduler (the simulator's, after its run; or a live one, its lock held by the c
 
 - :meth:`~SchedulerWhatIf.try_pod` runs the real scheduling cycle (PreFilter, Filter,
   Score, select host, Reserve then Unreserve; PostFilter only when preemption is asked,
-  and then only DefaultPreemption) for a pod that is not in the cache, without assuming,
-  binding, deleting victims or writing anything. The rotating start index, the RNG and the
-  explain flag are put back afterwards, so the scheduler's later decisions are unchanged.
+  and then only DefaultPreemption) for a pod that is not in the cache, inside the
+  scheduler's dry run: nothing is assumed or bound, and the victims preemption would evict
+  are only reported. The rotating start index and the RNG are put back afterwards, so the
+  scheduler's later decisions are unchanged.
 - :meth:`~SchedulerWhatIf.changed` applies temporary cache changes (nodes added or
   replaced, pods removed or added) and undoes them on exit, in reverse order.
 """
@@ -67,8 +68,8 @@ class SchedulerWhatIf:
         self.cycles += 1
         sched.cache.update_snapshot(sched.snapshot)
         post, observer, evaluations = list(fw.post_filter_plugins), fw.observer, dict(fw.evaluations)
-        saved: tuple[int, Any, bool] = (sched.next_start_node_index, sched.rng.getstate(), sched.explain)
-        sched.explain, fw.observer = False, None  # nothing of a dry cycle reaches the metrics
+        saved: tuple[int, Any] = (sched.next_start_node_index, sched.rng.getstate())
+        fw.observer = None  # nothing of a dry cycle reaches the metrics
         # PostFilter: DefaultPreemption's dry run only when asked (DynamicResources' would write claims)
         _set_post_filters(fw, [pl for pl in post if preempt and pl.name == names.DEFAULT_PREEMPTION])
         try:
@@ -80,9 +81,8 @@ class SchedulerWhatIf:
             fw.observer = observer
             fw.evaluations.clear()
             fw.evaluations.update(evaluations)
-            sched.next_start_node_index, explain = saved[0], saved[2]
+            sched.next_start_node_index = saved[0]
             sched.rng.setstate(saved[1])
-            sched.explain = explain
 
     def _any_feasible(self, fw: Framework, pod: Pod) -> bool:
         """PreFilter and Filter only: does any node pass? (A failed cycle's FitError message
@@ -105,7 +105,9 @@ class SchedulerWhatIf:
         state = CycleState()
         state.write(PODS_TO_ACTIVATE, {})
         att = Attempt(profile=pod.scheduler_name)
-        chosen = self.sched._schedule_pod(fw, state, pod, att)
+        with self.sched.dry_run():
+            result = self.sched.run_algorithm(fw, state, pod, att)
+        chosen = result.suggested_host if result is not None else None
         if chosen is not None:
             assumed = pod.evolve(node_name=chosen)
             st = fw.run_reserve(state, assumed, chosen)

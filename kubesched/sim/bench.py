@@ -49,6 +49,7 @@ from kubesched.config import load_config
 from kubesched.framework.features import Features
 from kubesched.config.types import API_VERSION, KIND
 from kubesched.plugins.registry import in_tree_registry
+from kubesched.scheduler.results import ScheduleResult
 from kubesched.scheduler.scheduler import Scheduler
 from kubesched.sim.driver import MAX_ATTEMPTS_PER_POD, PodOutcome, Simulation
 from kubesched.sim.workloads import (
@@ -149,30 +150,31 @@ def throughput_samples(bind_times: Sequence[float], start: float, end: float,
 
 class _AlgorithmTimer:
     """Times each scheduling cycle's algorithm: from the cycle's snapshot update (the first
-    step of upstream ``schedulePod``) to the return of ``Scheduler._schedule_pod``. Both
-    methods are wrapped on this one scheduler instance; nothing else changes."""
+    step of upstream ``schedulePod``) to the return of ``Scheduler.run_algorithm`` (which
+    includes PostFilter when nothing fits, as upstream's scheduling_algorithm_duration does).
+    Both methods are wrapped on this one scheduler instance; nothing else changes."""
 
     def __init__(self, sched: Scheduler, timer: Callable[[], float]) -> None:
-        for owner, attr in ((sched.cache, "update_snapshot"), (sched, "_schedule_pod")):
+        for owner, attr in ((sched.cache, "update_snapshot"), (sched, "run_algorithm")):
             if not callable(getattr(owner, attr, None)):
                 raise AttributeError(f"cannot time the scheduling algorithm: no {attr}")
         self.samples: list[float] = []
         self._t0 = 0.0
         update = sched.cache.update_snapshot
-        schedule_pod = sched._schedule_pod
+        run_algorithm = sched.run_algorithm
 
         def timed_update(snap: Any) -> None:
             self._t0 = timer()
             update(snap)
 
-        def timed_schedule_pod(*args: Any) -> str | None:
+        def timed_run_algorithm(*args: Any) -> ScheduleResult | None:
             try:
-                return schedule_pod(*args)
+                return run_algorithm(*args)
             finally:
                 self.samples.append(timer() - self._t0)
 
         setattr(sched.cache, "update_snapshot", timed_update)
-        setattr(sched, "_schedule_pod", timed_schedule_pod)
+        setattr(sched, "run_algorithm", timed_run_algorithm)
 
 
 # -- objects --------------------------------------------------------------------------------

@@ -76,6 +76,15 @@ class FakeHandle:
     def now(self) -> float:
         return self.clock
 
+    preempted: list[tuple[str, str, str]] = field(default_factory=list)  # (preemptor, victim, node) keys
+    cleared: list[str] = field(default_factory=list)  # pods whose nomination was cleared
+
+    def preempt_pod(self, preemptor: Pod, victim: Pod, node: str, plugin: str) -> None:
+        self.preempted.append((preemptor.key, victim.key, node))
+
+    def clear_nominated_node(self, pod: Pod) -> None:
+        self.cleared.append(pod.key)
+
 
 def handle_for(pods: Iterable[Pod], nodes: Iterable[Any], namespaces: Iterable[Namespace] = ()) -> FakeHandle:
     snap = Snapshot.from_objects(list(pods), list(nodes))

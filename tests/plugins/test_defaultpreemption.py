@@ -27,7 +27,7 @@ from kubesched.framework.runtime.framework import Framework
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins.defaultbinder import DefaultBinder
-from kubesched.plugins.defaultpreemption import EXPLANATION, DefaultPreemption
+from kubesched.plugins.defaultpreemption import DefaultPreemption
 from kubesched.plugins.preemption.args import DefaultPreemptionArgs
 from kubesched.plugins.preemption.ordering import StartTimes
 from kubesched.plugins.noderesources.fit import Fit
@@ -250,6 +250,33 @@ def test_post_filter(p: Pod, pods: list[Pod], nodes: list[Node], filtered: dict[
         assert result is not None and result.nominated_node_name == want_node
 
 
+def test_preemption_evicts_its_victims_and_clears_lower_nominations() -> None:
+    """Upstream preemption.go ``prepareCandidate``: each victim of the chosen candidate is
+    preempted through the handle (``PreemptPod``), then the pods nominated to that node
+    with a lower priority than the preemptor (``getLowerPriorityNominatedPods``: strictly
+    lower) lose their nomination; equal or higher ones keep it. Hand computation: node1
+    has room for two pods and holds p1 (LOW); n-high (HIGH, nominated there) counts for
+    p (HIGH) as upstream's addGENominatedPods adds it, so p fits only without p1."""
+    h, pl = build([pod("p1", LOW, "node1")], [node("node1", {"pods": "2"})], [fit])
+    h.nominated = {"node1": [pod("n-low", LOW), pod("n-mid", MID), pod("n-high", HIGH)]}
+    p = pod("p", HIGH)
+    result, st = pl.post_filter(pre_filtered(h, p), p, {"node1": U})
+    assert st.success and result is not None and result.nominated_node_name == "node1"
+    assert h.preempted == [("default/p", "default/p1", "node1")]
+    assert h.cleared == ["default/n-low", "default/n-mid"]
+
+
+def test_no_eviction_without_a_nomination() -> None:
+    """Upstream ``Preempt``: ``prepareCandidate`` runs only for the chosen candidate; with
+    no candidate (equal priority, so no victims) nothing is evicted or cleared."""
+    h, pl = build([pod("p1", LOW, "node1")], [node("node1", ONE_POD)], [fit])
+    h.nominated = {"node1": [pod("n-neg", NEG)]}
+    p = pod("p", LOW)
+    result, st = pl.post_filter(pre_filtered(h, p), p, {"node1": U})
+    assert st.code == Code.Unschedulable and result is not None and result.nominated_node_name == ""
+    assert (h.preempted, h.cleared) == ([], [])
+
+
 # -- TestDryRunPreemption ----------------------------------------------------------------
 def _pts(h: Any) -> Any:
     from kubesched.plugins.podtopologyspread.plugin import PodTopologySpread
@@ -447,7 +474,7 @@ def test_select_best_candidate(n: int, prio: int, req: dict[str, str], pods: lis
     assert result.nominated_node_name in want
     if by_name:  # a final tie goes to the smallest name
         assert result.nominated_node_name == min(want)
-    explanation = state.read(EXPLANATION)
+    explanation = result.explanation
     assert result.nominated_node_name in explanation.tie_set
     assert set(explanation.tie_set) <= want
 
@@ -663,7 +690,7 @@ def test_example03_critical_preempts_batch_pods() -> None:
     assert st.success
     assert result is not None and result.nominated_node_name == "n2"
     assert [v.key for v in result.victims] == ["default/batch-0", "default/batch-1"]
-    explanation = state.read(EXPLANATION)
+    explanation = result.explanation
     assert {c.name: ([v.key for v in c.victims], c.num_pdb_violations) for c in explanation.candidates} == {
         "n1": (["default/db-0", "default/db-1"], 2), "n2": (["default/batch-0", "default/batch-1"], 0)}
     assert explanation.tie_set == ("n2",)

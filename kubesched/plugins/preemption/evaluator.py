@@ -1,5 +1,7 @@
-"""The preemption Evaluator (upstream ``framework/preemption.Evaluator.Preempt``), pure:
-it decides the node to nominate and the victims, and the scheduler carries that out.
+"""The preemption Evaluator (upstream ``framework/preemption.Evaluator.Preempt``): it
+decides the node to nominate and the victims, then evicts them and clears the nominations
+of lower-priority pods on that node through the handle (``prepareCandidate``); the
+scheduler nominates the pod.
 
     eligible?  ──no──▶ Unschedulable "not eligible due to ..."
        │
@@ -11,10 +13,11 @@ it decides the node to nominate and the victims, and the scheduler carries that 
        │
     no candidate ──▶ Unschedulable "0/N nodes are available: <reasons>." (a FitError)
        │
-    best candidate (pickOneNodeForPreemption) ──▶ Success, nominate + victims
+    best candidate (pickOneNodeForPreemption) ──▶ victims evicted ──▶ Success, nominate
 
-The candidates and the final tie set are written to the CycleState under
-:data:`EXPLANATION` for ``--explain``.
+The candidates and the final tie set travel in the PostFilterResult
+(:class:`PreemptionExplanation`), for ``explain``. The handle's writes do nothing in a
+dry run (``explain --fix``'s what-ifs, the shadow), so the same code serves both.
 """
 
 from __future__ import annotations
@@ -27,10 +30,11 @@ from typing import Any
 from kubesched.api.objects import Pod
 from kubesched.api.policy import PodDisruptionBudget
 from kubesched.framework.extender import ExtenderError, Victims, run_extender_preemption
-from kubesched.framework.cycle_state import CycleState, StateKey
+from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interface import PostFilterResult
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.types import NodeInfo
+from kubesched.plugins import names
 from kubesched.plugins.preemption.args import DefaultPreemptionArgs
 from kubesched.plugins.preemption.ordering import Candidate, StartTimes, choose_from_ties, pick_tie_set
 from kubesched.plugins.preemption.pdb import disruptions_allowed
@@ -51,8 +55,6 @@ class PreemptionExplanation:
     candidates: tuple[Candidate, ...]
     tie_set: tuple[str, ...]
 
-
-EXPLANATION: StateKey[PreemptionExplanation] = StateKey("DefaultPreemption/explanation")
 
 
 def terminating_by_preemption(p: Pod) -> bool:
@@ -204,8 +206,7 @@ class Evaluator:
         else:
             log.debug("preemption will not help schedule pod %s on any node", pod.key)
         if not candidates:
-            state.write(EXPLANATION, PreemptionExplanation((), ()))
-            return (PostFilterResult(""),
+            return (PostFilterResult("", explanation=PreemptionExplanation((), ())),
                     Status(Code.Unschedulable, (fit_error_message(len(all_nodes), statuses),)))
         extenders = getattr(self.handle, "extenders", ())
         if extenders:
@@ -216,8 +217,18 @@ class Evaluator:
             if not candidates:
                 return None, Status(Code.Unschedulable, ("no candidate node for preemption",))
         best, ties = self.select_candidate(candidates, times)
-        state.write(EXPLANATION, PreemptionExplanation(tuple(candidates), tuple(ties)))
         if best is None or not best.name:
             return None, Status(Code.Unschedulable, ("no candidate node for preemption",))
         log.debug("the target node for the preemption of %s is %s", pod.key, best.name)
-        return PostFilterResult(best.name, best.victims), SUCCESS
+        self.prepare_candidate(best, pod)
+        return (PostFilterResult(best.name, best.victims,
+                                 explanation=PreemptionExplanation(tuple(candidates), tuple(ties))), SUCCESS)
+
+    def prepare_candidate(self, best: Candidate, pod: Pod) -> None:
+        """Upstream ``prepareCandidate``: evict the victims, then clear the nominations of
+        the lower-priority pods nominated to the node (they would not fit any more)."""
+        for victim in best.victims:
+            self.handle.preempt_pod(pod, victim, best.name, names.DEFAULT_PREEMPTION)
+        for p in self.handle.nominated_pods_for_node(best.name):
+            if p.priority < pod.priority and p.uid != pod.uid:
+                self.handle.clear_nominated_node(p)
