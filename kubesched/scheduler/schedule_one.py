@@ -129,16 +129,14 @@ class SchedulingCycle(FindNodes, Prioritize, BindingCycle):
                                observer: CycleObserver, timings: dict[str, float]) -> None:
         """The scores upstream does not compute (one feasible node, or the nominated one),
         for a complete explanation; the extenders are not asked. A plugin's error here is
-        the explanation's, not the cycle's. The top rows go through select_host as a scored
-        choice would, so a tie draws from the RNG: seeded runs with ``explain`` keep the
-        draws they have always made (without it, the nominated fast path draws nothing)."""
+        the explanation's, not the cycle's. No host is drawn: the random stream stays the
+        one upstream's cycle consumes, so ``explain`` never changes a later decision."""
         observer.score_skipped_upstream(found.nominated_row is not None)
         try:
-            best = self.prioritize_nodes(fw, state, pod, found.rows, observer, timings, found.scored_infos,
-                                         call_extenders=False)
+            self.prioritize_nodes(fw, state, pod, found.rows, observer, timings, found.scored_infos,
+                                  call_extenders=False)
         except CycleError:
             return
-        self.select_host(best)
 
     def run_post_filter(self, fw: Framework, state: CycleState, pod: Pod, err: FitError,
                         observer: CycleObserver | None = None) -> PostFilterResult | None:

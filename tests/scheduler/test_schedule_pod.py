@@ -85,14 +85,15 @@ class FalseMap:
 
 
 def scheduler(nodes: Sequence[str], filters: Sequence[Any], scores: Sequence[Any] = (),
-              pods: Sequence[Pod] = (), explain: bool = False) -> tuple[Scheduler, Framework]:
+              pods: Sequence[Pod] = (), explain: bool = False, by_name: bool = True,
+              ) -> tuple[Scheduler, Framework]:
     cluster = InProcessCluster(lambda: 0.0)
     cache = Cache()
     for n in nodes:
         cache.add_node(make_node().name(n).label("kubernetes.io/hostname", n).obj())
     for p in pods:
         cache.add_pod(p)
-    sched = Scheduler(cache, cluster, cluster, lambda: 0.0, random.Random(0), tie_break_by_name=True,
+    sched = Scheduler(cache, cluster, cluster, lambda: 0.0, random.Random(0), tie_break_by_name=by_name,
                       explain=explain)
     fw = Framework("default-scheduler", {"queueSort": [PrioritySort()], "bind": [DefaultBinder(None, sched.new_handle())],
                                          "filter": list(filters), "score": list(scores)},
@@ -213,3 +214,19 @@ def test_filtering_done_only_for_the_explanation_cannot_fail_the_attempt() -> No
     att = Attempt()
     assert sched.run_algorithm(fw, state(), pod("q"), att, _recorder(sched, att)) is None
     assert att.result == "Error" and "broken" in (att.message or "")
+
+
+def test_scoring_for_the_explanation_draws_no_host() -> None:
+    """On the nominated-node fast path upstream scores nothing and so draws nothing to break
+    a tie (``schedulePod`` returns before ``selectHost``). The scores computed for the
+    explanation (three nodes all scored 1 by EqualPrioritizer: a three-way tie) must leave
+    the random stream as it was, or every later tie would be broken differently with
+    explain than without."""
+    p = make_pod().name("p").uid("p").nominated_node("1").obj()
+    sched, fw = scheduler(["3", "2", "1"], [TrueFilter()], [EqualPrioritizer()], explain=True, by_name=False)
+    before = sched.rng.getstate()
+    att = Attempt()
+    result = sched.run_algorithm(fw, state(), p, att, _recorder(sched, att))
+    assert result is not None and result.suggested_host == "1"
+    assert att.totals == {"1": 1, "2": 1, "3": 1}
+    assert sched.rng.getstate() == before
