@@ -156,7 +156,10 @@ class FindNodes:
             return idx, dict, 0
         pct = fw.percentage_of_nodes_to_score
         to_find = num_feasible_nodes_to_find(100 if pct is None else pct, n)
-        if not fw.has_score_plugins:
+        # upstream hasScoring / hasExtenderFilters: one feasible node is enough only when
+        # nothing would compare several (no Score plugin, no prioritizing or filtering extender)
+        by_score = fw.has_score_plugins or any(e.is_prioritizer or e.is_filter for e in self.extenders)
+        if not by_score:
             to_find = 1
         start = self.next_start_node_index % n
         order = np.concatenate((idx[start:], idx[:start])) if start else idx
@@ -171,7 +174,7 @@ class FindNodes:
             feasible = feasible[:to_find]
             if observer is not None:  # the rows' names are built when the verdicts are read
                 observer.not_visited(RowNames(table.names, order[processed:].copy()), to_find, processed, n,
-                                     fw.has_score_plugins)
+                                     by_score)
 
         err = next((st for st in out.statuses.values() if st.code == Code.Error), None)
         if err is not None:  # upstream: a Filter error aborts the attempt (findNodesThatPassFilters)

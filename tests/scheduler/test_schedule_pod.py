@@ -86,7 +86,7 @@ class FalseMap:
 
 def scheduler(nodes: Sequence[str], filters: Sequence[Any], scores: Sequence[Any] = (),
               pods: Sequence[Pod] = (), explain: bool = False, by_name: bool = True,
-              ) -> tuple[Scheduler, Framework]:
+              extenders: Sequence[Any] = ()) -> tuple[Scheduler, Framework]:
     cluster = InProcessCluster(lambda: 0.0)
     cache = Cache()
     for n in nodes:
@@ -94,7 +94,7 @@ def scheduler(nodes: Sequence[str], filters: Sequence[Any], scores: Sequence[Any
     for p in pods:
         cache.add_pod(p)
     sched = Scheduler(cache, cluster, cluster, lambda: 0.0, random.Random(0), tie_break_by_name=by_name,
-                      explain=explain)
+                      explain=explain, extenders=extenders)
     fw = Framework("default-scheduler", {"queueSort": [PrioritySort()], "bind": [DefaultBinder(None, sched.new_handle())],
                                          "filter": list(filters), "score": list(scores)},
                    {pl.name: 1 for pl in scores})
@@ -230,3 +230,37 @@ def test_scoring_for_the_explanation_draws_no_host() -> None:
     assert result is not None and result.suggested_host == "1"
     assert att.totals == {"1": 1, "2": 1, "3": 1}
     assert sched.rng.getstate() == before
+
+
+class RecordingFilterExtender:
+    """A filtering extender (no prioritize verb) that keeps every node and records how many
+    it was asked about."""
+
+    name, weight, ignorable, node_cache_capable = "ext", 1, False, True
+    is_filter, is_prioritizer, is_binder, supports_preemption = True, False, False, False
+
+    def __init__(self) -> None:
+        self.asked: list[int] = []
+
+    def is_interested(self, pod: Pod) -> bool:
+        return True
+
+    def filter(self, pod: Pod, nodes: Sequence[Any]) -> Any:
+        from kubesched.framework.extender import ExtenderFilterResult
+        self.asked.append(len(nodes))
+        return ExtenderFilterResult(node_names=[n.name for n in nodes])
+
+
+def test_a_filtering_extender_sees_every_feasible_node_without_score_plugins() -> None:
+    """Upstream ``findNodesThatPassFilters`` narrows the search to one feasible node only
+    when ``!sched.hasExtenderFilters() && !sched.hasScoring(fwk)``. With no Score plugin
+    but a filtering extender, the search keeps ``numFeasibleNodesToFind`` nodes: all 3 here
+    (fewer than ``minFeasibleNodesToFind`` = 100 nodes), and the extender is asked about all 3."""
+    ext = RecordingFilterExtender()
+    sched, fw = scheduler(["1", "2", "3"], [TrueFilter()], [], extenders=[ext])
+    result = sched.schedule_pod(fw, state(), pod("p"))
+    assert ext.asked == [3]
+    assert result.feasible_nodes == 3
+    # and without the extender, the first feasible node is enough
+    sched, fw = scheduler(["1", "2", "3"], [TrueFilter()], [])
+    assert sched.schedule_pod(fw, state(), pod("p")).feasible_nodes == 1
