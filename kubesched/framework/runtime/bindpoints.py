@@ -78,8 +78,11 @@ class BindingPoints:
                                                       "pre_bind_pre_flight", pl.name)
             if st.success:
                 result = SUCCESS
-            elif st.code != Code.Skip:
+            elif st.code == Code.Error:
                 return _error(f'running PreBindPreFlight "{pl.name}": {st.message}', pl.name)
+            elif st.code != Code.Skip:
+                return _error(f'PreBindPreFlight {pl.name} returned "{st.code.name}", which is unsupported. '
+                              "It is supposed to return Success, Skip, or Error status", pl.name)
         return result
 
     @timed_point("Bind")
