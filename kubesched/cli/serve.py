@@ -140,7 +140,8 @@ def run(args: argparse.Namespace) -> int:
                         api_audiences=tuple(a.strip() for a in args.api_audiences.split(",") if a.strip()),
                         extra_routes=ui.routes() if ui is not None else [],
                         self_authorized=ui.authorizes_itself if ui is not None else None,
-                        kubernetes_version=fts.version)
+                        kubernetes_version=fts.version,
+                        clear_nominated_on_binding=fts.enabled("ClearingNominatedNodeNameAfterBinding"))
     open_files = _raise_open_files()
     try:
         server = ApiServer(opts)

@@ -44,6 +44,7 @@ from typing import Any
 
 from kubesched.cluster.extender import HTTPExtender
 from kubesched.api.workloads import WorkloadIndex
+from kubesched.api.objects import Pod
 from kubesched.cache.cache import Cache
 from kubesched.cluster.kube.client import KubeClient
 from kubesched.cluster.kube.errors import FencedError
@@ -170,6 +171,8 @@ class LiveScheduler:
         assert self.sched.queue is not None
         self.queue = self.sched.queue
         self.sched.current_pod = self.objects.current_pod
+        if self.sched.features.enabled("NominatedNodeNameForExpectation"):
+            self.sched.nominate_for_expectation = self._nominate_now
         self.handlers = EventHandlers(self.sched)
         self.loop = SchedulingLoop(self.sched, self.queue, self.handlers, self.clock.now,
                                    after_cycle=self.sink.flush, store=self.store,
@@ -327,6 +330,11 @@ class LiveScheduler:
                 hook(move)
             except Exception:  # noqa: BLE001 - an observer's bug must not stop the queue
                 log.exception("queue move hook failed")
+
+    def _nominate_now(self, pod: Pod, node: str) -> None:
+        """The binding cycle's interim ``status.nominatedNodeName``, sent before it goes on."""
+        self.sink.set_nominated_node(pod, node)
+        self.sink.flush()
 
     def _after_binding(self) -> None:
         self.sink.flush()

@@ -10,6 +10,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from kubesched.api.objects import Pod
 from kubesched.cache.cache import Cache
@@ -19,7 +20,7 @@ from kubesched.framework.extender import Extender, ExtenderError
 from kubesched.framework.interface import PODS_TO_ACTIVATE, ClusterSink, QueuedPodInfo
 from kubesched.framework.runtime.framework import Framework
 from kubesched.framework.runtime.waiting import WaitingPod, WaitingPods
-from kubesched.framework.status import Code, Status
+from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.queue.clusterevents import EVENT_ASSIGNED_POD_DELETE
 from kubesched.queue.scheduling_queue import SchedulingQueue
 from kubesched.scheduler.fiterror import fit_error_message
@@ -39,6 +40,9 @@ class BindingCycle:
     run_binding: Callable[[Callable[[], None]], None] | None
     extenders: tuple[Extender, ...]
     current_pod: Callable[[Pod], Pod | None] | None
+    # NominatedNodeNameForExpectation (on from 1.35): writes status.nominatedNodeName at once
+    # (against an API server; set by the live scheduler when the gate is on)
+    nominate_for_expectation: Callable[[Pod, str], None] | None = None
 
     def _assume_and_bind(self, fw: Framework, state: CycleState, qpi: QueuedPodInfo, node: str,
                          att: Attempt) -> None:
@@ -60,6 +64,7 @@ class BindingCycle:
             self.waiting.add(WaitingPod(assumed, node, {p: now + t for p, t in waits.items()},
                                         context=ctx, waits=dict(waits)))
             att.result = "Waiting"
+            self._expect(ctx)  # upstream: WillWaitOnPermit, so the binding cycle nominates
             self._activate(state)
             return
         if not st.success:
@@ -110,9 +115,27 @@ class BindingCycle:
                 self._binding_failed(ctx, wp.result)
         return done
 
+    def _expect(self, ctx: "BindingContext") -> None:
+        """Upstream 1.35 ``bindingCycle`` with NominatedNodeNameForExpectation: tell other
+        components (the cluster autoscaler) where the pod is about to go, when Permit waits
+        or PreBind has work; a pod bound at once needs no interim status."""
+        if self.nominate_for_expectation is None or ctx.expected:
+            return
+        ctx.expected = True
+        if ctx.qpi.pod.nominated_node_name != ctx.node:
+            self.nominate_for_expectation(ctx.qpi.pod, ctx.node)
+
     def _binding_cycle(self, ctx: "BindingContext") -> None:
         fw, state, node = ctx.fw, ctx.state, ctx.node
-        st = fw.run_pre_bind(state, ctx.assumed, node)
+        st = SUCCESS
+        if self.nominate_for_expectation is not None:
+            st = fw.run_pre_bind_pre_flights(state, ctx.assumed, node)
+            if st.success:
+                self._expect(ctx)
+            elif st.code == Code.Skip:
+                st = SUCCESS
+        if st.success:
+            st = fw.run_pre_bind(state, ctx.assumed, node)
         if st.success:
             bound = self._extenders_binding(ctx.assumed, node) if self.extenders else None
             st = fw.run_bind(state, ctx.assumed, node) if bound is None else bound
@@ -160,6 +183,8 @@ class BindingCycle:
         ctx.fw.run_unreserve(ctx.state, ctx.assumed, ctx.node)
         if self.cache.is_assumed(ctx.assumed):
             self.cache.forget_pod(ctx.assumed)
+        if ctx.expected and not ctx.qpi.pod.nominated_node_name:
+            ctx.qpi.pod = ctx.qpi.pod.evolve(nominated_node_name=ctx.node, raw=_nominated_raw(ctx.qpi.pod, ctx.node))
         if ctx.qpi.pod.nominated_node_name:
             # every failure but a FitError clears the nomination (upstream clearNominatedNode)
             self._clear_nomination(ctx.qpi.pod)
@@ -215,3 +240,12 @@ class BindingContext:
     node: str
     att: Attempt
     in_binding_cycle: bool = False
+    expected: bool = False  # the interim nominatedNodeName was written
+
+
+def _nominated_raw(pod: Pod, node: str) -> dict[str, Any]:
+    """The pod's object as the API server holds it after the interim nomination (so the
+    failure's clearing write sees a value to clear)."""
+    raw = dict(pod.raw)
+    raw["status"] = {**(raw.get("status") or {}), "nominatedNodeName": node}
+    return raw

@@ -202,3 +202,16 @@ def test_prebind_write_refused_is_an_error_and_unreserve_reverts() -> None:
     assert st.code == Code.Error and 'persistentvolumeclaims "pvc" not found' in st.message
     pl.unreserve(state, pod, "node1")
     assert pl.binder.cache.get_pvc("default", "pvc") is None
+
+
+def test_pre_bind_pre_flight() -> None:
+    """Upstream v1.35 volume_binding.go ``PreBindPreFlight``: Success while a claim is still to
+    bind on the node, Skip when every claim is bound, an error for a node without a plan."""
+    node = make_node().name("node1").capacity(cpu="1").obj()
+    pl, state, pod, _ = _cycle([S.storage_class(PROV, provisioner="p.csi"), S.pvc("pvc", PROV)], node)
+    assert pl.pre_bind_pre_flight(state, pod, "node1").code == Code.Success
+    st = pl.pre_bind_pre_flight(state, pod, "node2")
+    assert st.code == Code.Error and st.message == 'no pod volumes found for node "node2"'
+    bound = [S.pv("pv-1", WAIT, claim=("default", "pvc"), phase="Bound"), S.pvc("pvc", WAIT, bound_pv="pv-1")]
+    pl, state, pod, _ = _cycle(bound, node)
+    assert pl.pre_bind_pre_flight(state, pod, "node1").code == Code.Skip

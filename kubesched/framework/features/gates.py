@@ -45,7 +45,7 @@ def _g(name: str, honoured: frozenset[bool], *steps: tuple[str, bool, str] | tup
 
 
 GATES: dict[str, Gate] = {g.name: g for g in (
-    _g("ClearingNominatedNodeNameAfterBinding", OFF, ("1.34", False, ALPHA), ("1.35", True, BETA)),
+    _g("ClearingNominatedNodeNameAfterBinding", BOTH, ("1.34", False, ALPHA), ("1.35", True, BETA)),
     _g("CompositePodGroup", OFF, ("1.37", False, ALPHA)),
     _g("DRAAdminAccess", ON, ("1.32", False, ALPHA), ("1.34", True, BETA), ("1.36", True, GA, True)),
     _g("DRAConsumableCapacity", OFF, ("1.34", False, ALPHA), ("1.36", True, BETA)),
@@ -76,7 +76,7 @@ GATES: dict[str, Gate] = {g.name: g for g in (
     _g("NodeDeclaredFeatures", OFF, ("1.35", False, ALPHA), ("1.36", True, BETA), ("1.37", True, GA, True)),
     _g("NodeInclusionPolicyInPodTopologySpread", ON, ("1.25", False, ALPHA), ("1.26", True, BETA),
        ("1.33", True, GA, True)),
-    _g("NominatedNodeNameForExpectation", OFF, ("1.34", False, ALPHA), ("1.35", True, BETA)),
+    _g("NominatedNodeNameForExpectation", BOTH, ("1.34", False, ALPHA), ("1.35", True, BETA)),
     _g("OpportunisticBatching", OFF, ("1.35", True, BETA)),
     _g("PodGroupPreemptionPolicy", OFF, ("1.37", False, ALPHA)),
     _g("PodLevelResources", ON, ("1.32", False, ALPHA), ("1.34", True, BETA)),

@@ -67,6 +67,24 @@ class BindingPoints:
                 return _error(f'running PreBind plugin "{pl.name}": {st.message}', pl.name)
         return SUCCESS
 
+    def run_pre_bind_pre_flights(self, state: CycleState, pod: Pod, node: str) -> Status:
+        """Upstream ``RunPreBindPreFlights`` (1.35): Success when some PreBind plugin will do
+        work for the pod on ``node``, Skip when none will, an error otherwise. A plugin without
+        a ``pre_bind_pre_flight`` is taken to do work, as upstream's nil status reads."""
+        result = Status(Code.Skip)
+        for pl in self.pre_bind_plugins:
+            fn = getattr(pl, "pre_bind_pre_flight", None)
+            st = SUCCESS if fn is None else as_status(_call(pl, "PreBindPreFlight", fn, state, pod, node),
+                                                      "pre_bind_pre_flight", pl.name)
+            if st.success:
+                result = SUCCESS
+            elif st.code == Code.Error:
+                return _error(f'running PreBindPreFlight "{pl.name}": {st.message}', pl.name)
+            elif st.code != Code.Skip:
+                return _error(f'PreBindPreFlight {pl.name} returned "{st.code.name}", which is unsupported. '
+                              "It is supposed to return Success, Skip, or Error status", pl.name)
+        return result
+
     @timed_point("Bind")
     def run_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
         for pl in self.bind_plugins:

@@ -348,6 +348,11 @@ class DynamicResources:
             pass  # upstream logs it; PostFilter of the next attempt deletes it
 
     # -- PreBind -----------------------------------------------------------------------------------
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Upstream ``PreBindPreFlight`` (1.35): PreBind has work only for a pod with claims."""
+        s = state.get(STATE)
+        return SKIP if s is None or not s.claims else SUCCESS
+
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         s = state.get(STATE)
         if s is None or not s.claims:

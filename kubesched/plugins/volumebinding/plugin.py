@@ -243,6 +243,18 @@ class VolumeBinding:
         if volumes is not None:
             self.binder.revert(volumes)
 
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Upstream ``PreBindPreFlight`` (1.35): Skip when every claim is bound (PreBind has
+        nothing to do), an error when the node has no volume plan."""
+        s = state.get(_KEY)
+        if s is None:
+            return error(f'reading "{_KEY.name}" from cycleState: not found')
+        if s.all_bound:
+            return SKIP
+        if node_name not in s.by_node:
+            return error(f'no pod volumes found for node "{node_name}"')
+        return SUCCESS
+
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         s = state.get(_KEY)
         if s is None:

@@ -54,6 +54,7 @@ from kubesched.server.apiserver.http.httpproto import READ_HEADER_TIMEOUT, liste
 from kubesched.server.apiserver.kubeconfig import write_kubeconfig
 from kubesched.server.apiserver.http.inflight import DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES
 from kubesched.server.apiserver.registry.registry import Registry
+from kubesched.server.apiserver.registry.served import table_for
 from kubesched.server.apiserver.registry.tokens import ISSUER
 from kubesched.server.apiserver.authn.tls import TlsFiles, ensure_certificates
 from kubesched.server.store import DEFAULT_HISTORY, Store, StoreError
@@ -99,6 +100,7 @@ class ServeOptions:
     extra_routes: list[BaseRoute] = field(default_factory=list)  # more endpoints (the web UI)
     self_authorized: Callable[[str], bool] | None = None  # their paths that authorize themselves
     kubernetes_version: str = field(default_factory=default_minor)  # the release /version reports
+    clear_nominated_on_binding: bool = False  # the release's ClearingNominatedNodeNameAfterBinding
 
     @property
     def uses_tls(self) -> bool:
@@ -169,7 +171,9 @@ class ApiServer:
             data.mkdir(mode=0o700, parents=True)  # it holds the store, keys and credentials
         tokens = ensure_token_file(opts.token_file) if opts.token_file else {}  # before the store opens
         self.store = _open_store(data, opts.watch_history)
-        self.registry = Registry(self.store, autoprovision_namespaces=opts.autoprovision_namespaces)
+        self.registry = Registry(self.store, table=table_for(opts.kubernetes_version),
+                                 autoprovision_namespaces=opts.autoprovision_namespaces,
+                                 clear_nominated_on_binding=opts.clear_nominated_on_binding)
         self.registry.bootstrap()
         if opts.authorization_mode == RBAC:
             ensure_bootstrap_policy(self.registry)

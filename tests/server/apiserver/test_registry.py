@@ -110,6 +110,22 @@ def test_binding_once_and_only_once(reg: Registry) -> None:
     assert code_of(sub.bind, reg, "default", "missing", {"target": {"name": "n2"}}) == 404
 
 
+@pytest.mark.parametrize("clears", [False, True])
+def test_binding_clears_the_nomination_when_the_release_does(reg: Registry, clears: bool) -> None:
+    """kube-apiserver's pods/binding (pkg/registry/core/pod/storage/storage.go
+    setPodNodeAndMetadata) empties status.nominatedNodeName when ClearingNominatedNodeNameAfterBinding
+    is on (1.35+); before, the nomination stays."""
+    reg.clear_nominated_on_binding = clears
+    reg.create("pods", "default", pod("a"))
+    p = reg.get("pods", "default", "a")
+    p["status"] = {"nominatedNodeName": "n1"}
+    reg.update("pods", "default", "a", p, subresource="status")
+    sub.bind(reg, "default", "a", {"target": {"kind": "Node", "name": "n1"}})
+    p = reg.get("pods", "default", "a")
+    assert p["spec"]["nodeName"] == "n1"
+    assert p["status"].get("nominatedNodeName") == (None if clears else "n1")
+
+
 def test_graceful_deletion_and_reaping(reg: Registry, clock: Clock) -> None:
     reg.create("pods", "default", pod("bound"))
     reg.create("pods", "default", pod("unbound"))

@@ -100,10 +100,14 @@ class DryRun(Exception):
 
 class Registry:
     def __init__(self, store: Store, *, clock: Callable[[], float] = time.time,
-                 table: ResourceTable = TABLE, autoprovision_namespaces: bool = True) -> None:
+                 table: ResourceTable = TABLE, autoprovision_namespaces: bool = True,
+                 clear_nominated_on_binding: bool = False) -> None:
         self.store = store
         self.clock = clock
         self.table = table
+        # kube-apiserver's ClearingNominatedNodeNameAfterBinding gate (on from 1.35): a
+        # pods/binding also empties status.nominatedNodeName
+        self.clear_nominated_on_binding = clear_nominated_on_binding
         # upstream's NamespaceAutoProvision admission plugin: creating an object in a
         # namespace that does not exist creates the namespace (as ``simulate`` assumes)
         self.autoprovision_namespaces = autoprovision_namespaces

@@ -94,6 +94,8 @@ def bind(reg: "Registry", namespace: str, name: str, binding: Any, dry_run: bool
                              f'"{spec["nodeName"]}"')
         new = cur  # read for this transaction alone (a fresh decode): changed in place, not copied
         new["spec"]["nodeName"] = node
+        if reg.clear_nominated_on_binding:  # upstream's ClearingNominatedNodeNameAfterBinding (1.35+)
+            (new.get("status") or {}).pop("nominatedNodeName", None)
         ann = meta.get("annotations")
         if isinstance(ann, dict) and ann:
             new["metadata"].setdefault("annotations", {}).update(ann)
