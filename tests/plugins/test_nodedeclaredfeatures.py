@@ -28,6 +28,7 @@ from kubesched.api.nodedeclaredfeatures import Feature, infer_for_scheduling, re
 from kubesched.api.objects import Node, Pod
 from kubesched.cache.cache import Cache
 from kubesched.cluster.inprocess import InProcessCluster
+from kubesched.explanation.evidence import EvidenceContext, evidence
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import ActionType, ClusterEvent, QueueingHint, Resource
 from kubesched.framework.features import Features
@@ -39,6 +40,7 @@ from kubesched.queue.hints import build_queueing_hint_map
 from kubesched.queue.scheduling_queue import SchedulingQueue
 from kubesched.scheduler.eventhandlers import EventHandlers
 from kubesched.scheduler.scheduler import Scheduler
+from kubesched.testing.handle import StaticObjects
 from kubesched.testing.wrappers import make_node, make_pod
 
 
@@ -288,3 +290,17 @@ def test_node_update_requeues_only_when_declared_features_change() -> None:
     assert waiting() == set()
     handlers.on_node_update(relabelled, _node("n1", [USERNS]))
     assert waiting() == {"userns"}
+
+
+def test_explain_evidence_names_the_missing_features() -> None:
+    """``explain``'s evidence for a node NodeDeclaredFeatures rejected: what the pod needs
+    (PreFilter's inference), what the node declares, what is missing."""
+    pl = NodeDeclaredFeatures(None, _handle("1.36"))
+    pod = make_pod().name("p").set("spec.containers", [_CTR_RULES]).set("spec.hostNetwork", True) \
+        .set("spec.hostUsers", False).obj()
+    state = CycleState()
+    pl.pre_filter(state, pod, [])
+    ni = _info(_node("n", [RESTART, "ExtendWebSocketsToKubelet"]))
+    got = evidence("NodeDeclaredFeatures", EvidenceContext(pod, state, [ni], StaticObjects()), ni)
+    assert got == {"requiredFeatures": [RESTART, USERNS], "declaredFeatures": [RESTART, "ExtendWebSocketsToKubelet"],
+                   "missing": [USERNS]}

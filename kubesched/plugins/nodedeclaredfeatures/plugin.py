@@ -42,7 +42,7 @@ class _State:
         return self
 
 
-_KEY: StateKey[_State] = StateKey("PreFilter" + names.NODE_DECLARED_FEATURES)
+PRE_FILTER_KEY: StateKey[_State] = StateKey("PreFilter" + names.NODE_DECLARED_FEATURES)
 
 
 def _spec(pod: Pod) -> dict[str, Any]:
@@ -77,15 +77,15 @@ class NodeDeclaredFeatures:
         reqs = self.requirements(pod)
         if not reqs:
             return None, SKIP
-        state.write(_KEY, _State(reqs))
+        state.write(PRE_FILTER_KEY, _State(reqs))
         return None, SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         if not self.enabled:
             return SUCCESS
-        s = state.get(_KEY)
+        s = state.get(PRE_FILTER_KEY)
         if s is None:
-            return error(f'error reading "{_KEY.name}" from cycle-state: not found')
+            return error(f'error reading "{PRE_FILTER_KEY.name}" from cycle-state: not found')
         node = node_info.node
         missing = s.reqs.difference(node.declared_features if node is not None else ())
         if not missing:
