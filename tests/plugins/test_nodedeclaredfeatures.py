@@ -36,6 +36,7 @@ from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins.nodedeclaredfeatures.plugin import NodeDeclaredFeatures
 from kubesched.plugins.queuesort import PrioritySort
+from kubesched.python_api import prepare
 from kubesched.queue.hints import build_queueing_hint_map
 from kubesched.queue.scheduling_queue import SchedulingQueue
 from kubesched.scheduler.eventhandlers import EventHandlers
@@ -304,3 +305,41 @@ def test_explain_evidence_names_the_missing_features() -> None:
     got = evidence("NodeDeclaredFeatures", EvidenceContext(pod, state, [ni], StaticObjects()), ni)
     assert got == {"requiredFeatures": [RESTART, USERNS], "declaredFeatures": [RESTART, "ExtendWebSocketsToKubelet"],
                    "missing": [USERNS]}
+
+
+# -- a simulation per release ---------------------------------------------------------------------------------
+def _manifests() -> list[dict[str, Any]]:
+    plain = {"name": "c", "image": "busybox"}
+    nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n},
+              "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}, "declaredFeatures": d}}
+             for n, d in (("n1", []), ("n2", [MOUNTS]))]
+    mounts = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "mounts", "namespace": "default"},
+              "spec": {"containers": [{**plain, "volumeMounts": [{"name": "v", "mountPath": "/v",
+                                                                  "bindMountOptions": ["noexec"]}]}],
+                       "volumes": [{"name": "v", "emptyDir": {}}]}}
+    restart = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "restart", "namespace": "default"},
+               "spec": {"containers": [{**plain, "restartPolicyRules": _RULES}]}}
+    return [*nodes, mounts, restart]
+
+
+@pytest.mark.parametrize("release,mounts,restart", [
+    ("1.35", "any", "any"),  # gate off: nothing is filtered
+    ("1.36", "any", "pending"),  # VolumeBindMountOptions is not in 1.36's registry
+    ("1.37", "n2", "pending"),
+])
+def test_simulation_per_release(release: str, mounts: str, restart: str) -> None:
+    """The default profile of each release, end to end (manifests validated strictly, so
+    ``declaredFeatures`` and ``bindMountOptions`` are known fields). n1 declares nothing, n2
+    VolumeBindMountOptions; no node declares RestartAllContainersOnContainerExits. A pending
+    pod gets upstream's FitError text: ``0/2 nodes are available: 2 node(s) didn't match
+    Pod's required features.``"""
+    sim = prepare(*_manifests(), kubernetes_version=release, tie_break="name")
+    sim.run()
+    got = {o.pod.name: o for o in sim.results()}
+    for name, want in (("mounts", mounts), ("restart", restart)):
+        if want == "pending":
+            assert not got[name].node
+            assert (got[name].message or "").startswith(
+                "0/2 nodes are available: 2 node(s) didn't match Pod's required features.")
+        else:
+            assert got[name].node == want if want != "any" else got[name].node in ("n1", "n2")
