@@ -41,7 +41,8 @@ from kubesched.queue.hints import build_queueing_hint_map
 from kubesched.queue.scheduling_queue import SchedulingQueue
 from kubesched.scheduler.eventhandlers import EventHandlers
 from kubesched.scheduler.scheduler import Scheduler
-from kubesched.testing.handle import StaticObjects
+from kubesched.testing.handle import StaticObjects, handle_for
+from kubesched.testing.harness import filter_all
 from kubesched.testing.wrappers import make_node, make_pod
 
 
@@ -343,3 +344,20 @@ def test_simulation_per_release(release: str, mounts: str, restart: str) -> None
                 "0/2 nodes are available: 2 node(s) didn't match Pod's required features.")
         else:
             assert got[name].node == want if want != "any" else got[name].node in ("n1", "n2")
+
+
+@pytest.mark.parametrize("release", ["1.35", "1.36", "1.37"])
+def test_batch_and_per_node_forms_agree(release: str) -> None:
+    """The batch Filter gives the per-node verdicts (nodes sharing a declared list, nodes
+    declaring nothing, a superset, a reordering)."""
+    nodes = [_node("a", [RESTART, USERNS]), _node("b", [USERNS, RESTART]), _node("c"), _node("d", [RESTART]),
+             _node("e", [RESTART, USERNS, MOUNTS]), _node("f", [USERNS])]
+    handle = handle_for([], nodes)
+    handle.features = Features.for_version(release, "NodeDeclaredFeatures=true" if release == "1.35" else "")
+    pl = NodeDeclaredFeatures(None, handle)
+    for pod in (make_pod().name("r").set("spec.containers", [_CTR_RULES]).obj(),
+                make_pod().name("u").set("spec.containers", [_CTR_RULES]).set("spec.hostNetwork", True)
+                .set("spec.hostUsers", False).obj(), POD):
+        per_node = filter_all(pl, pod, handle)
+        assert filter_all(pl, pod, handle, batch=True) == per_node
+    assert [n for n, st in per_node.items() if not st.success] == []  # POD needs nothing

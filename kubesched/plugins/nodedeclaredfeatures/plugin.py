@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from kubesched.api.kubeversion import minor_number
 from kubesched.api.nodedeclaredfeatures import Feature, infer_for_scheduling, registry
 from kubesched.api.objects import Node, Pod
@@ -24,6 +26,7 @@ from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource
 from kubesched.framework.features import features_of
 from kubesched.framework.interface import PreFilterResult
+from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.status import SKIP, SUCCESS, Status, error, unresolvable
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
@@ -80,12 +83,37 @@ class NodeDeclaredFeatures:
         state.write(PRE_FILTER_KEY, _State(reqs))
         return None, SUCCESS
 
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        if not self.enabled:
-            return SUCCESS
+    @staticmethod
+    def _state(state: CycleState) -> _State | Status:
         s = state.get(PRE_FILTER_KEY)
         if s is None:
             return error(f'error reading "{PRE_FILTER_KEY.name}" from cycle-state: not found')
+        return s
+
+    def filter_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> np.ndarray | Status:
+        """Batch form: each distinct declared-features list is checked once."""
+        if not self.enabled:
+            return np.ones(idx.size, bool)
+        s = self._state(state)
+        if isinstance(s, Status):
+            return s
+        seen: dict[tuple[str, ...], bool] = {}
+        out = np.empty(idx.size, bool)
+        for k, i in enumerate(idx.tolist()):
+            node = table.infos[i].node
+            declared = node.declared_features if node is not None else ()
+            ok = seen.get(declared)
+            if ok is None:
+                ok = seen[declared] = s.reqs.issubset(declared)
+            out[k] = ok
+        return out
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        if not self.enabled:
+            return SUCCESS
+        s = self._state(state)
+        if isinstance(s, Status):
+            return s
         node = node_info.node
         missing = s.reqs.difference(node.declared_features if node is not None else ())
         if not missing:
