@@ -2,11 +2,16 @@
 
 Plugin cases ported from upstream ``pkg/scheduler/framework/plugins/nodedeclaredfeatures/
 nodedeclaredfeatures_test.go`` (TestPreFilter, TestFilter, TestEnqueueExtensionsNodeUpdate,
-TestEnqueueExtensionsPodUpdate), whose mock features become :class:`Feature` values that
-infer what the mock returned. TestFilter's expected reason is the 1.35 file's
+TestEnqueueExtensionsPodUpdate / TestIsSchedulableAfterTargetPodUpdate, TestEventsToRegister),
+whose mock features become :class:`Feature` values that infer what the mock returned. The
+"Infer returns error" case is left out: kubesched's plugin always has a version. TestFilter's expected reason is the 1.35 file's
 (``node declared features check failed - unsatisfied requirements: FeatureA``) at 1.35 and
 the later file's ``errReasonUnsatisfiedRequirements`` (``node(s) didn't match Pod's required
 features``) from 1.36; both UnschedulableAndUnresolvable.
+
+TestDryRunPreemptionCandidateFiltering (the later test file) is ported with the same nodes,
+victims and mock features: preemption considers only nodes that declare what the
+preemptor needs.
 
 Registry cases: ``k8s.io/component-helpers`` ``nodedeclaredfeatures/features/registry.go``
 per release (v0.35.4, v0.36.0, and the 1.37 branch), and the InferForScheduling tables of
@@ -35,6 +40,8 @@ from kubesched.framework.features import Features
 from kubesched.framework.status import Code, Status
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins.nodedeclaredfeatures.plugin import NodeDeclaredFeatures
+from kubesched.plugins.preemption.args import DefaultPreemptionArgs
+from kubesched.plugins.preemption.ordering import StartTimes
 from kubesched.plugins.queuesort import PrioritySort
 from kubesched.python_api import prepare
 from kubesched.queue.hints import build_queueing_hint_map
@@ -44,6 +51,7 @@ from kubesched.scheduler.scheduler import Scheduler
 from kubesched.testing.handle import StaticObjects, handle_for
 from kubesched.testing.harness import filter_all
 from kubesched.testing.wrappers import make_node, make_pod
+from tests.plugins.test_defaultpreemption import build, fit, pre_filtered
 
 
 def _handle(version: str, gates: str = "") -> Any:
@@ -361,3 +369,56 @@ def test_batch_and_per_node_forms_agree(release: str) -> None:
         per_node = filter_all(pl, pod, handle)
         assert filter_all(pl, pod, handle, batch=True) == per_node
     assert [n for n, st in per_node.items() if not st.success] == []  # POD needs nothing
+
+
+# -- TestDryRunPreemptionCandidateFiltering -------------------------------------------------------------------
+def _needs_first_container(feature: str, container: str) -> Feature:
+    def infer(spec: Any) -> bool:
+        ctrs = spec.get("containers") or []
+        return bool(ctrs) and ctrs[0].get("name") == container
+    return Feature(feature, "1.35", infer_for_scheduling=infer)
+
+
+MOCKS = [_needs_first_container("intel.com/avx512", "container-req-avx512"),
+         _needs_first_container("arm.com/sve2", "container-req-sve2"),
+         _needs_first_container("other.com/unsatisfied", "container-req-unsat")]
+_LARGE = {"cpu": "1000m", "memory": "1000Mi"}
+
+
+def _preemptor(container: str) -> Pod:
+    return make_pod().name(f"preemptor-{container}").uid(f"preemptor-{container}").priority(1000) \
+        .container(name=container, image="pause", requests=_LARGE).obj()
+
+
+@pytest.mark.parametrize("enabled,container,want", [
+    pytest.param(True, "container-req-avx512", {"node-avx512": ["victim-avx512"]},
+                 id="preemptor requires AVX-512, only node-avx512 is preemption candidate"),
+    pytest.param(True, "container-req-sve2", {"node-sve2": ["victim-sve2"]},
+                 id="preemptor requires SVE2, only node-sve2 is preemption candidate"),
+    pytest.param(True, "container-req-unsat", {}, id="preemptor requires unsatisfied feature, no candidates returned"),
+    pytest.param(True, "generic-container",
+                 {"node-avx512": ["victim-avx512"], "node-no-feature": ["victim-no-feature"], "node-sve2": ["victim-sve2"]},
+                 id="preemptor has no feature requirements, all nodes are preemption candidates"),
+    pytest.param(False, "container-req-avx512",
+                 {"node-avx512": ["victim-avx512"], "node-no-feature": ["victim-no-feature"], "node-sve2": ["victim-sve2"]},
+                 id="feature gate disabled, feature requirements are ignored and all nodes are candidates"),
+])
+def test_dry_run_preemption_candidates(enabled: bool, container: str, want: dict[str, list[str]]) -> None:
+    """Preemption only considers nodes that declare what the preemptor needs: NodeDeclaredFeatures
+    rejects the others as UnschedulableAndUnresolvable while victims are removed."""
+    nodes = []
+    for name, declared in (("node-avx512", ["intel.com/avx512"]), ("node-sve2", ["arm.com/sve2"]),
+                           ("node-no-feature", None)):
+        raw = make_node().name(name).capacity(cpu="1000m", memory="1000Mi", pods="10").raw()
+        if declared is not None:
+            raw["status"]["declaredFeatures"] = declared
+        nodes.append(Node.from_dict(raw, validate=False))
+    victims = [make_pod().name(f"victim-{n.name[5:]}").uid(f"victim-{n.name[5:]}").node(n.name).priority(500)
+               .req(**_LARGE).obj() for n in nodes]
+    ndf = NodeDeclaredFeatures(None, None, features=MOCKS, version=(1, 36, 0), enabled=enabled)
+    h, dp = build(victims, nodes, [fit, ndf], args=DefaultPreemptionArgs(min_candidate_nodes_percentage=100,
+                                                                         min_candidate_nodes_absolute=100))
+    p = _preemptor(container)
+    infos = sorted(h.snapshot.node_infos, key=lambda ni: ni.name)
+    got, _, _ = dp.evaluator.dry_run_preemption(pre_filtered(h, p), p, infos, [], [], 0, len(infos), StartTimes())
+    assert {c.name: sorted(v.name for v in c.victims) for c in got} == want
