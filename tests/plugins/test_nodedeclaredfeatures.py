@@ -4,7 +4,8 @@ Plugin cases ported from upstream ``pkg/scheduler/framework/plugins/nodedeclared
 nodedeclaredfeatures_test.go`` (TestPreFilter, TestFilter, TestEnqueueExtensionsNodeUpdate,
 TestEnqueueExtensionsPodUpdate / TestIsSchedulableAfterTargetPodUpdate, TestEventsToRegister),
 whose mock features become :class:`Feature` values that infer what the mock returned. The
-"Infer returns error" case is left out: kubesched's plugin always has a version. TestFilter's expected reason is the 1.35 file's
+"Infer returns error" case is left out: kubesched's plugin always has a version.
+TestFilter's expected reason is the 1.35 file's
 (``node declared features check failed - unsatisfied requirements: FeatureA``) at 1.35 and
 the later file's ``errReasonUnsatisfiedRequirements`` (``node(s) didn't match Pod's required
 features``) from 1.36; both UnschedulableAndUnresolvable.
@@ -89,9 +90,12 @@ POD = make_pod().name("test-pod").obj()
     pytest.param(False, [_always("TestFeature")], (1, 35, 0), Code.Skip, None, id="plugin disabled"),
     pytest.param(True, [_always("TestFeature")], (1, 35, 0), Code.Success, {"TestFeature"},
                  id="Pod with feature requirements"),
-    pytest.param(True, [_always("TestFeature1", max_version=(1, 38, 0)), _always("TestFeature2", max_version=(1, 38, 0))],
-                 (1, 35, 0), Code.Success, {"TestFeature1", "TestFeature2"}, id="Pod with multiple feature requirements"),
-    pytest.param(True, [_always("TestFeature", infer=False)], (1, 35, 0), Code.Skip, None, id="Pod with no requirements"),
+    pytest.param(True, [_always("TestFeature1", max_version=(1, 38, 0)),
+                        _always("TestFeature2", max_version=(1, 38, 0))],
+                 (1, 35, 0), Code.Success, {"TestFeature1", "TestFeature2"},
+                 id="Pod with multiple feature requirements"),
+    pytest.param(True, [_always("TestFeature", infer=False)], (1, 35, 0), Code.Skip, None,
+                 id="Pod with no requirements"),
     pytest.param(True, [_always("TestFeature", max_version=(1, 33, 0))], (1, 34, 0), Code.Skip, None,
                  id="Feature not required, version > MaxVersion"),
 ])
@@ -135,7 +139,8 @@ def test_filter(release: str, enabled: bool, declared: list[str] | None, reqs: l
         assert got.code == Code.Success
         return
     assert got.code == Code.UnschedulableAndUnresolvable
-    want = reason if release != "1.35" else f"node declared features check failed - unsatisfied requirements: {missing_1_35}"
+    want = reason if release != "1.35" else \
+        f"node declared features check failed - unsatisfied requirements: {missing_1_35}"
     assert got.reasons == (want,)
 
 
@@ -211,8 +216,11 @@ def test_registry_per_release(release: str, want: list[str]) -> None:
 _RULES = [{"action": "RestartAllContainers", "exitCodes": {"operator": "In", "values": [1]}}]
 _CTR_RULES = {"name": "container", "image": "image", "restartPolicy": "Never", "restartPolicyRules": _RULES}
 _PLAIN = {"name": "c", "image": "image"}
-_MOUNT = {"name": "c", "image": "image", "volumeMounts": [{"name": "v", "mountPath": "/v", "bindMountOptions": ["noexec"]}]}
-RESTART, USERNS, MOUNTS = "RestartAllContainersOnContainerExits", "UserNamespacesHostNetworkSupport", "VolumeBindMountOptions"
+_MOUNT = {"name": "c", "image": "image",
+          "volumeMounts": [{"name": "v", "mountPath": "/v", "bindMountOptions": ["noexec"]}]}
+RESTART = "RestartAllContainersOnContainerExits"
+USERNS = "UserNamespacesHostNetworkSupport"
+MOUNTS = "VolumeBindMountOptions"
 
 
 @pytest.mark.parametrize("spec,by_release", [
@@ -224,7 +232,8 @@ RESTART, USERNS, MOUNTS = "RestartAllContainersOnContainerExits", "UserNamespace
                  id="restart: no rules"),
     pytest.param({"hostNetwork": True, "hostUsers": False, "containers": [_PLAIN]},
                  {"1.35": set(), "1.36": {USERNS}, "1.37": {USERNS}}, id="userns: HostNetwork true, HostUsers false"),
-    pytest.param({"hostNetwork": True, "containers": [_PLAIN]}, {"1.36": set()}, id="userns: HostNetwork true, HostUsers nil"),
+    pytest.param({"hostNetwork": True, "containers": [_PLAIN]}, {"1.36": set()},
+                 id="userns: HostNetwork true, HostUsers nil"),
     pytest.param({"hostNetwork": True, "hostUsers": True, "containers": [_PLAIN]}, {"1.36": set()},
                  id="userns: HostNetwork true, HostUsers true"),
     pytest.param({"hostNetwork": False, "hostUsers": False, "containers": [_PLAIN]}, {"1.36": set()},
@@ -232,7 +241,8 @@ RESTART, USERNS, MOUNTS = "RestartAllContainersOnContainerExits", "UserNamespace
     pytest.param({"containers": [_MOUNT]}, {"1.36": set(), "1.37": {MOUNTS}}, id="mounts: container mount options"),
     pytest.param({"containers": [_PLAIN], "ephemeralContainers": [_MOUNT]}, {"1.37": {MOUNTS}},
                  id="mounts: ephemeral container mount options"),
-    pytest.param({"containers": [{**_MOUNT, "volumeMounts": [{"name": "v", "mountPath": "/v", "bindMountOptions": []}]}]},
+    pytest.param({"containers": [{**_MOUNT,
+                                  "volumeMounts": [{"name": "v", "mountPath": "/v", "bindMountOptions": []}]}]},
                  {"1.37": set()}, id="mounts: empty options"),
 ])
 def test_infer_for_scheduling(spec: dict[str, Any], by_release: dict[str, set[str]]) -> None:
@@ -383,6 +393,7 @@ MOCKS = [_needs_first_container("intel.com/avx512", "container-req-avx512"),
          _needs_first_container("arm.com/sve2", "container-req-sve2"),
          _needs_first_container("other.com/unsatisfied", "container-req-unsat")]
 _LARGE = {"cpu": "1000m", "memory": "1000Mi"}
+EVERY_NODE = {"node-avx512": ["victim-avx512"], "node-no-feature": ["victim-no-feature"], "node-sve2": ["victim-sve2"]}
 
 
 def _preemptor(container: str) -> Pod:
@@ -397,10 +408,10 @@ def _preemptor(container: str) -> Pod:
                  id="preemptor requires SVE2, only node-sve2 is preemption candidate"),
     pytest.param(True, "container-req-unsat", {}, id="preemptor requires unsatisfied feature, no candidates returned"),
     pytest.param(True, "generic-container",
-                 {"node-avx512": ["victim-avx512"], "node-no-feature": ["victim-no-feature"], "node-sve2": ["victim-sve2"]},
+                 EVERY_NODE,
                  id="preemptor has no feature requirements, all nodes are preemption candidates"),
     pytest.param(False, "container-req-avx512",
-                 {"node-avx512": ["victim-avx512"], "node-no-feature": ["victim-no-feature"], "node-sve2": ["victim-sve2"]},
+                 EVERY_NODE,
                  id="feature gate disabled, feature requirements are ignored and all nodes are candidates"),
 ])
 def test_dry_run_preemption_candidates(enabled: bool, container: str, want: dict[str, list[str]]) -> None:
