@@ -437,6 +437,14 @@ class ImageState:
     size_bytes: int
 
 
+def _declared_features(raw: Any) -> tuple[str, ...]:
+    features = list_field(raw, "status.declaredFeatures")
+    for i, f in enumerate(features):
+        if not isinstance(f, str):
+            raise DecodeError(f"must be a string, got {f!r}", field=f"status.declaredFeatures[{i}]")
+    return tuple(features)
+
+
 @dataclass(slots=True, eq=False)
 class Node:
     raw: dict[str, Any]
@@ -448,6 +456,7 @@ class Node:
     unschedulable: bool
     allocatable: ResourceList
     images: tuple[ImageState, ...]
+    declared_features: tuple[str, ...] = ()  # status.declaredFeatures, as listed
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any], *, validate: bool = True) -> "Node":
@@ -486,4 +495,5 @@ class Node:
                                      int_field(im.get("sizeBytes"), f"status.images[{i}].sizeBytes")))
         return cls(raw=raw, name=name, uid=str(meta.get("uid") or name),
                    labels=labels, annotations=annotations, taints=taints, unschedulable=bool(spec.get("unschedulable")),
-                   allocatable=allocatable, images=tuple(images))
+                   allocatable=allocatable, images=tuple(images),
+                   declared_features=_declared_features(status.get("declaredFeatures")))

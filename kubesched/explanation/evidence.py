@@ -26,6 +26,7 @@ from kubesched.framework.storage import StorageLister
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
 from kubesched.plugins.interpodaffinity.common import IncomingTerm, existing_term_matches, namespace_labels
+from kubesched.plugins.nodedeclaredfeatures.plugin import PRE_FILTER_KEY as FEATURES_KEY
 from kubesched.plugins.nodeports import get_host_ports
 from kubesched.plugins.nodevolumelimits.csi import volume_limits
 from kubesched.plugins.podtopologyspread.plugin import PRE_FILTER_KEY as SPREAD_KEY
@@ -305,13 +306,23 @@ def _extended_resources(ctx: EvidenceContext, ni: NodeInfo) -> dict[str, Any]:
             if q and is_dra_extended_resource_name(n) and (c := resolver.device_class(n)) is not None}
 
 
+def declared_features(ctx: EvidenceContext, ni: NodeInfo) -> dict[str, Any]:
+    """NodeDeclaredFeatures: the features the pod needs (PreFilter's inference), those the
+    node declares, and the missing ones."""
+    s = ctx.state.get(FEATURES_KEY)
+    need = sorted(s.reqs) if s is not None else []
+    declared = list(ni.node.declared_features) if ni.node is not None else []
+    return {"requiredFeatures": need, "declaredFeatures": declared,
+            "missing": [f for f in need if f not in declared]}
+
+
 EVIDENCE: Mapping[str, Callable[[EvidenceContext, NodeInfo], dict[str, Any]]] = {
     names.NODE_RESOURCES_FIT: resources, names.TAINT_TOLERATION: taints,
     names.NODE_AFFINITY: node_affinity, names.NODE_UNSCHEDULABLE: unschedulable,
     names.NODE_NAME: node_name, names.NODE_PORTS: ports, names.POD_TOPOLOGY_SPREAD: spread,
     names.INTER_POD_AFFINITY: affinity, names.VOLUME_BINDING: volumes, names.VOLUME_ZONE: volumes,
     names.VOLUME_RESTRICTIONS: volumes, names.NODE_VOLUME_LIMITS: volumes,
-    names.DYNAMIC_RESOURCES: devices,
+    names.DYNAMIC_RESOURCES: devices, names.NODE_DECLARED_FEATURES: declared_features,
 }
 
 

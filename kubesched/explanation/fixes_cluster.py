@@ -93,10 +93,11 @@ def _groups(infos: Sequence[NodeInfo]) -> list[tuple[Node, int]]:
 
 def add_node(world: WhatIf, pod: Pod, blockers: Blockers) -> list[Candidate]:
     """One node like the smallest node group that can hold the pod: its template node's
-    static blockers (taints, selector, unschedulable) must not apply."""
+    static blockers (taints, selector, unschedulable, missing declared features) must not apply."""
     infos = world.node_infos()
     taken = {ni.name for ni in infos}
-    static = {names.TAINT_TOLERATION, names.NODE_AFFINITY, names.NODE_UNSCHEDULABLE, names.NODE_NAME}
+    static = {names.TAINT_TOLERATION, names.NODE_AFFINITY, names.NODE_UNSCHEDULABLE, names.NODE_NAME,
+              names.NODE_DECLARED_FEATURES}
     out = []
     for template, size in _groups(infos):
         if any(b.plugin in static for b in blockers.nodes.get(template.name, ())):

@@ -45,9 +45,10 @@ class ActionType(IntFlag):
     UpdatePodToleration = 512
     UpdatePodSchedulingGatesEliminated = 1024
     UpdatePodGeneratedResourceClaim = 2048
+    UpdateNodeDeclaredFeature = 4096  # status.declaredFeatures changed
     Update = (UpdateNodeAllocatable | UpdateNodeLabel | UpdateNodeTaint | UpdateNodeCondition
               | UpdateNodeAnnotation | UpdatePodLabel | UpdatePodScaleDown | UpdatePodToleration
-              | UpdatePodSchedulingGatesEliminated | UpdatePodGeneratedResourceClaim)
+              | UpdatePodSchedulingGatesEliminated | UpdatePodGeneratedResourceClaim | UpdateNodeDeclaredFeature)
     All = Add | Delete | Update
 
 

@@ -36,6 +36,7 @@ IN_TREE: dict[str, str] = {
     names.VOLUME_ZONE: "kubesched.plugins.volumezone:VolumeZone",
     names.COSCHEDULING: "kubesched.plugins.coscheduling:Coscheduling",
     names.DYNAMIC_RESOURCES: "kubesched.plugins.dynamicresources.scoring:new",
+    names.NODE_DECLARED_FEATURES: "kubesched.plugins.nodedeclaredfeatures.plugin:NodeDeclaredFeatures",
 }
 
 # The default profile's multiPoint plugins, in upstream's order, with weights
@@ -64,10 +65,12 @@ _BASE_MULTIPOINT: list[tuple[str, int | None]] = [
 
 def default_multipoint(fts: Features) -> list[tuple[str, int | None]]:
     """The default profile of ``fts``'s release (upstream ``getDefaultPlugins`` +
-    ``applyFeatureGates``): with DynamicResourceAllocation, DynamicResources goes before
-    DefaultPreemption (deallocating an idle claim beats evicting a pod), weighted 2 once the
-    plugin scores (DynamicResourcesScore)."""
+    ``applyFeatureGates``): with NodeDeclaredFeatures, that plugin comes last; with
+    DynamicResourceAllocation, DynamicResources goes before DefaultPreemption (deallocating an
+    idle claim beats evicting a pod), weighted 2 once the plugin scores (DynamicResourcesScore)."""
     out = list(_BASE_MULTIPOINT)
+    if fts.enabled("NodeDeclaredFeatures"):
+        out.append((names.NODE_DECLARED_FEATURES, None))
     if fts.enabled("DynamicResourceAllocation"):
         at = out.index((names.DEFAULT_PREEMPTION, None))
         out.insert(at, (names.DYNAMIC_RESOURCES, 2 if fts.has("DynamicResourcesScore") else None))

@@ -46,6 +46,7 @@ _ACTION_NAMES: dict[int, str] = {
     int(ActionType.UpdatePodToleration): "UpdatePodToleration",
     int(ActionType.UpdatePodSchedulingGatesEliminated): "UpdatePodSchedulingGatesEliminated",
     int(ActionType.UpdatePodGeneratedResourceClaim): "UpdatePodGeneratedResourceClaim",
+    int(ActionType.UpdateNodeDeclaredFeature): "UpdateNodeDeclaredFeature",
     int(ActionType.All): "All", int(ActionType.Update): "Update",
 }
 # upstream spells the internal resource of unscheduled pods "UnschedulablePod" in labels
@@ -135,6 +136,8 @@ def node_scheduling_properties_change(new: Node, old: Node) -> list[ClusterEvent
         actions.append(ActionType.UpdateNodeCondition)
     if new.annotations != old.annotations:
         actions.append(ActionType.UpdateNodeAnnotation)
+    if new.declared_features != old.declared_features:
+        actions.append(ActionType.UpdateNodeDeclaredFeature)
     return [ClusterEvent(Resource.Node, a) for a in actions]
 
 

@@ -15,8 +15,8 @@ else: no Secrets, ConfigMaps, Events.
 What is stripped from each object (noise the scheduler never reads): ``metadata``
 managedFields, resourceVersion, selfLink, generation and the kubectl last-applied
 annotation; a pod's status except phase, nominatedNodeName, startTime and
-resourceClaimStatuses; a node's status except capacity, allocatable and images (what
-NodeResourcesFit and ImageLocality read). UIDs are kept (ResourceClaims reserve pods by
+resourceClaimStatuses; a node's status except capacity, allocatable, images and
+declaredFeatures (what NodeResourcesFit, ImageLocality and NodeDeclaredFeatures read). UIDs are kept (ResourceClaims reserve pods by
 UID). Finished pods (Succeeded/Failed) are left out, as the scheduler's informer leaves them
 out; ``keep_finished`` keeps them (simulate then lists them as ``ignoredPods``).
 
@@ -58,7 +58,7 @@ REQUIRED = ("Node", "Pod")
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 _META_NOISE = ("managedFields", "resourceVersion", "selfLink", "generation")
 _POD_STATUS = ("phase", "nominatedNodeName", "startTime", "resourceClaimStatuses")
-_NODE_STATUS = ("capacity", "allocatable", "images")
+_NODE_STATUS = ("capacity", "allocatable", "images", "declaredFeatures")
 
 # Kinds in output order: what others refer to first, pods, then the owners nothing else reads.
 ORDER = ("Namespace", "PriorityClass", "Node", "StorageClass", "CSIDriver", "CSINode", "CSIStorageCapacity",

@@ -408,7 +408,7 @@ def test_to_clock() -> None:
 
 def test_events_to_register() -> None:
     evs = [(e.event.resource.value, int(e.event.action)) for e in plugin(handle()).events_to_register()]
-    assert evs == [("Pod", 1), ("PodGroup", 1 | 128 | 4 | 8 | 16 | 32 | 64 | 256 | 512 | 1024 | 2048)]
+    assert evs == [("Pod", 1), ("PodGroup", 1 | 128 | 4 | 8 | 16 | 32 | 64 | 256 | 512 | 1024 | 2048 | 4096)]
 
 
 # -- args --------------------------------------------------------------------------------------

@@ -73,6 +73,8 @@ def _node(**kw: Any) -> Node:
         raw["metadata"]["annotations"] = {"foo": kw["annotation"]}
     if kw.get("ready"):
         raw["status"]["conditions"] = [{"type": "Ready", "status": "True", "reason": "Ready"}]
+    if "declared" in kw:
+        raw["status"]["declaredFeatures"] = kw["declared"]
     return Node.from_dict(raw)
 
 
@@ -85,10 +87,14 @@ def _node(**kw: Any) -> Node:
     (_node(annotation="bar"), _node(annotation="fuz"), [A.UpdateNodeAnnotation]),
     (_node(), _node(ready=True), [A.UpdateNodeCondition]),
     (_node(labels={"foo": "bar"}, taint=""), _node(taint="foo"), [A.UpdateNodeLabel, A.UpdateNodeTaint]),
+    (_node(declared=["A", "B"]), _node(declared=["A"]), [A.UpdateNodeDeclaredFeature]),
+    (_node(declared=["A"]), _node(declared=["A"]), []),
 ], ids=["no specific change", "only spec.unschedulable", "only allocatable", "only label", "only taint",
-        "only annotation", "only condition", "label and taint"])
+        "only annotation", "only condition", "label and taint", "only declared features",
+        "same declared features"])
 def test_node_scheduling_properties_change(new: Node, old: Node, want: list[A]) -> None:
-    """TestNodeSchedulingPropertiesChange."""
+    """TestNodeSchedulingPropertiesChange; the declared-features cases follow KEP-5328 (the
+    UpdateNodeDeclaredFeature action fires when ``status.declaredFeatures`` is modified)."""
     assert node_scheduling_properties_change(new, old) == [ClusterEvent(Resource.Node, a) for a in want]
 
 

@@ -5,6 +5,7 @@ tests/live/test_snapshot_e2e.py)."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,14 @@ def dump(tmp_path: Path, items: list[dict[str, Any]]) -> Path:
     path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""},
                                     "items": items}))
     return path
+
+
+def test_a_snapshot_keeps_declared_features(tmp_path: Path) -> None:
+    """NodeDeclaredFeatures reads a node's status.declaredFeatures: kept, as listed."""
+    declared: dict[str, Any] = copy.deepcopy(NODE)
+    declared["status"]["declaredFeatures"] = ["B", "A"]
+    snap = snapshot.from_dump([str(dump(tmp_path, [declared]))])
+    assert snap.objects["Node"][0]["status"]["declaredFeatures"] == ["B", "A"]
 
 
 def test_from_dump_keeps_what_the_scheduler_reads(tmp_path: Path) -> None:

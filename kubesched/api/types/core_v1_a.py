@@ -192,7 +192,8 @@ MESSAGES: dict[str, str] = {
         "daemonEndpoints @core:NodeDaemonEndpoints 6; nodeInfo @core:NodeSystemInfo 7; "
         "images [atomic]@core:ContainerImage 8; volumesInUse [atomic]s<UniqueVolumeName> 9; "
         "volumesAttached [atomic]@core:AttachedVolume 10; config @core:NodeConfigStatus 11p; "
-        "runtimeHandlers [atomic]@core:NodeRuntimeHandler 12; features @core:NodeFeatures 13p"),
+        "runtimeHandlers [atomic]@core:NodeRuntimeHandler 12; features @core:NodeFeatures 13p; "
+        "declaredFeatures [atomic]s 14"),
     "NodeSwapStatus": "capacity i64 1p",
     "NodeSystemInfo": (
         "machineID! s 1; systemUUID! s 2; bootID! s 3; kernelVersion! s 4; osImage! s 5; "

@@ -177,7 +177,7 @@ MESSAGES: dict[str, str] = {
     "VolumeDevice": "name! s 1; devicePath! s 2",
     "VolumeMount": (
         "name! s 1; readOnly b 2; recursiveReadOnly s<RecursiveReadOnlyMode> 7p; mountPath! s 3; subPath s 4; "
-        "mountPropagation s<MountPropagationMode> 5p; subPathExpr s 6"),
+        "mountPropagation s<MountPropagationMode> 5p; subPathExpr s 6; bindMountOptions [set]s 8"),
     "VolumeMountStatus": "name! s 1; mountPath! s 2; readOnly b 3; recursiveReadOnly s 4p",
     "VolumeNodeAffinity": "required @core:NodeSelector",
     "VolumeProjection": (

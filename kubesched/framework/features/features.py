@@ -33,6 +33,10 @@ RELEASE_CHANGES: dict[str, tuple[str, str]] = {
         "1.37", "DynamicResources' Score reads an allocated claim's own allocation instead of pairing "
                 "claims with Filter's allocations by index, which failed for a pod with an allocated "
                 "claim before an unallocated one (kubernetes/kubernetes#139017)"),
+    "NodeDeclaredFeaturesGenericReason": (
+        "1.36", "NodeDeclaredFeatures' Filter reason no longer names the missing features: "
+                "'node(s) didn't match Pod's required features' "
+                "(plugins/nodedeclaredfeatures/nodedeclaredfeatures.go)"),
 }
 
 

@@ -73,7 +73,7 @@ GATES: dict[str, Gate] = {g.name: g for g in (
     _g("InterPodAffinityHostnameFastPath", OFF, ("1.37", False, ALPHA)),
     _g("MatchLabelKeysInPodTopologySpread", ON, ("1.25", False, ALPHA), ("1.27", True, BETA)),
     _g("MatchLabelKeysInPodTopologySpreadSelectorMerge", ON, ("1.34", True, BETA)),
-    _g("NodeDeclaredFeatures", OFF, ("1.35", False, ALPHA), ("1.36", True, BETA), ("1.37", True, GA, True)),
+    _g("NodeDeclaredFeatures", BOTH, ("1.35", False, ALPHA), ("1.36", True, BETA), ("1.37", True, GA, True)),
     _g("NodeInclusionPolicyInPodTopologySpread", ON, ("1.25", False, ALPHA), ("1.26", True, BETA),
        ("1.33", True, GA, True)),
     _g("NominatedNodeNameForExpectation", BOTH, ("1.34", False, ALPHA), ("1.35", True, BETA)),

@@ -17,7 +17,7 @@ What is an event (noise is not): a pod's ``add``, ``bind`` (its ``spec.nodeName`
 ``finish`` (phase Succeeded or Failed), ``delete``, and ``update`` only when its labels or its
 spec other than ``nodeName`` change (not status writes); a node's ``update`` only when its
 labels, annotations other than the simulated kubelet's heartbeat, spec or capacity,
-allocatable or images change (not heartbeats or conditions); a workload object's only when
+allocatable, images or declaredFeatures change (not heartbeats or conditions); a workload object's only when
 its labels or spec change (not its status); any other kind's when its cleaned object changes.
 """
 

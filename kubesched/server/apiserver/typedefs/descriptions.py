@@ -309,6 +309,7 @@ FIELDS: dict[str, tuple[str | None, dict[str, str]]] = {
         "subPath": "Path within the volume.",
         "mountPropagation": "How mounts propagate.",
         "subPathExpr": "subPath with $(VAR) expansion.",
+        "bindMountOptions": "Extra bind mount options (noexec, nodev, nosuid).",
     }),
     "scheduling:PriorityClass": (None, {
         "apiVersion": "Versioned schema of this object.",
