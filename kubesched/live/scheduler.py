@@ -150,7 +150,7 @@ class LiveScheduler:
         self.recorder.guard = self.sink.guard
         dinf = [i for i, _ in self.dra_informers]
         self.dra = KubeDra(client, classes=dinf[0], slices=dinf[1], claims=dinf[2], templates=dinf[3],
-                           guard=self.sink.guard)
+                           guard=self.sink.guard, stopping=self._stopping_storage)
         self.binder = Binder(options.binding_workers, after_each=self._after_binding)
         seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
         # queue moves go to these (explain history, metrics); the queue keeps no log of its own
@@ -294,7 +294,7 @@ class LiveScheduler:
         timeout = self.options.stop_timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout
         self._stopped.set()
-        self._stopping_storage.set()  # PreBind's waits for the PV controller end now
+        self._stopping_storage.set()  # PreBind's waits (PV controller, DRA binding conditions) end now
         if abandon:
             self.sink.close()
         self.loop.stop()

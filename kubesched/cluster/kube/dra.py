@@ -10,6 +10,10 @@ delete-protection`` is new, a ``PUT`` of the claim with it, then a ``PUT`` of it
 resourceVersion the scheduler read, so a concurrent change fails the write (409) and
 the binding cycle fails as upstream's does.
 
+DeviceTaintRules are not watched here: devices' own taints are honoured, taints that
+rules add are not (:meth:`KubeDra.device_taint_rules` is empty). PreBind's wait for
+binding conditions polls the claims' informer until the scheduler stops.
+
 A written claim is kept as *assumed* until its informer has caught up (upstream's assume
 cache): the next pod sharing the claim reads the version just written, not a stale one
 that would make its own write conflict.
@@ -22,6 +26,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from kubesched.api.devicetaints import DeviceTaintRule
 from kubesched.api.dra import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from kubesched.cluster.kube.client import KubeClient
 from kubesched.cluster.kube.errors import KubeClientError
@@ -40,8 +45,9 @@ def _rv(claim: ResourceClaim | None) -> int:
 class KubeDra:
     def __init__(self, client: KubeClient, *, classes: Informer[DeviceClass], slices: Informer[ResourceSlice],
                  claims: Informer[ResourceClaim], templates: Informer[ResourceClaimTemplate],
-                 guard: Callable[[], None] | None = None) -> None:
+                 guard: Callable[[], None] | None = None, stopping: threading.Event | None = None) -> None:
         self.client = client
+        self.stopping = stopping if stopping is not None else threading.Event()
         self._classes = classes
         self._slices = slices
         self._claims = claims
@@ -72,6 +78,9 @@ class KubeDra:
             cached = (self._generation, sorted(self._slices.values(), key=lambda s: s.name))
             self._slice_list = cached
         return cached[1]
+
+    def device_taint_rules(self) -> Sequence[DeviceTaintRule]:
+        return ()
 
     def resource_claim(self, namespace: str, name: str) -> ResourceClaim | None:
         seen = self._claims.get_namespaced(namespace, name)
@@ -115,6 +124,20 @@ class KubeDra:
                 self._assumed[(ns, name)] = claim
         self._generation += 1
         return claim
+
+    def wait_for(self, check: Callable[[], bool], timeout: float, interval: float) -> bool:
+        """Call ``check`` at once, then every ``interval`` seconds, until it is True (True),
+        raises (propagated), ``timeout`` passes or the scheduler stops (False)."""
+        waited = 0.0
+        while True:
+            if check():
+                return True
+            if waited >= timeout:
+                return False
+            step = min(interval, timeout - waited)
+            if self.stopping.wait(step):
+                return False
+            waited += step
 
     def _put(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         out = self.client.request("PUT", path, body=body, guard=self.guard)
