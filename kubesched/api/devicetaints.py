@@ -124,11 +124,10 @@ def taint_prevents_allocation(taints: tuple[DeviceTaint, ...], tolerations: tupl
 
 @dataclass(frozen=True, slots=True)
 class DeviceTaintRule:
-    """A DeviceTaintRule: its taint goes to every device its selector matches. Without a
-    ``deviceSelector`` it matches no device; an empty one matches every device."""
+    """A DeviceTaintRule: its taint goes to every device its ``deviceSelector`` matches (every
+    device when it has none, as upstream's ResourceSlice tracker applies rules)."""
 
     name: str
-    has_selector: bool
     driver: str | None
     pool: str | None
     device: str | None
@@ -147,8 +146,7 @@ class DeviceTaintRule:
         if spec.get("taint") is None:
             raise DecodeError("Required value", field="spec.taint")
         taint = parse_taint(spec.get("taint"), "spec.taint")
-        sel_raw = spec.get("deviceSelector")
-        sel = _map(sel_raw, "spec.deviceSelector")
+        sel = _map(spec.get("deviceSelector"), "spec.deviceSelector")
 
         def opt(k: str) -> str | None:
             v = sel.get(k)
@@ -162,5 +160,5 @@ class DeviceTaintRule:
             if not expr:
                 raise DecodeError("Required value", field=f"{p}.cel.expression")
             exprs.append(expr)
-        return cls(name, sel_raw is not None, opt("driver"), opt("pool"), opt("device"), opt("deviceClassName"),
+        return cls(name, opt("driver"), opt("pool"), opt("device"), opt("deviceClassName"),
                    tuple(exprs), taint, raw)

@@ -2,9 +2,10 @@
 
 Why this exists: with device taint rules enabled, upstream's scheduler allocates from the
 slices its ResourceSlice tracker hands out: each device gets, after its own taints, the
-taint of every DeviceTaintRule whose selector matches it (``applyPatches``). A rule without
-a ``deviceSelector`` matches nothing; otherwise ``driver``, ``pool`` and ``device`` must
-equal the device's when set. Rules of 1.34's ``v1alpha3`` may also name a
+taint of every DeviceTaintRule whose selector matches it (``applyPatches``): ``driver``,
+``pool`` and ``device`` must equal the device's when set, and a rule without a
+``deviceSelector`` taints every device (as the tracker does, and its test "patch-all-slices"
+expects). Rules of 1.34's ``v1alpha3`` may also name a
 ``deviceClassName`` (a missing class: the rule does not apply; the class's selectors must
 be true) and CEL ``selectors`` (a runtime error: the device does not match); both fields
 were removed in 1.35. A rule whose CEL does not compile is skipped, as the tracker skips a
@@ -43,8 +44,6 @@ def _cel_true(exprs: Sequence[str], driver: str, device: Device) -> bool | None:
 
 def _rule_taints_device(rule: DeviceTaintRule, s: ResourceSlice, d: Device,
                         classes: Callable[[str], DeviceClass | None]) -> bool | None:
-    if not rule.has_selector:
-        return False
     if rule.driver is not None and rule.driver != s.driver:
         return False
     if rule.pool is not None and rule.pool != s.pool:
