@@ -38,6 +38,8 @@ _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, 
 class DynamicResourcesArgs:
     filter_timeout: float | None = None
     binding_timeout: float | None = None  # None: DEFAULT_BINDING_TIMEOUT
+    filter_text: str = ""  # as written, for messages
+    binding_text: str = ""
 
 
 def _duration(value: Any, path: str) -> float:
@@ -70,7 +72,7 @@ def parse_args(raw: Any, path: str) -> DynamicResourcesArgs:
             raise DecodeError(f'unknown field "{k}"', field=f"{path}.{k}")
     ft = None if raw.get("filterTimeout") is None else _duration(raw["filterTimeout"], f"{path}.filterTimeout")
     bt = None if raw.get("bindingTimeout") is None else _duration(raw["bindingTimeout"], f"{path}.bindingTimeout")
-    return DynamicResourcesArgs(ft, bt)
+    return DynamicResourcesArgs(ft, bt, str(raw.get("filterTimeout") or ""), str(raw.get("bindingTimeout") or ""))
 
 
 def check_args(args: DynamicResourcesArgs, binding: bool, filter_timeout_gate: bool) -> float:
@@ -79,13 +81,13 @@ def check_args(args: DynamicResourcesArgs, binding: bool, filter_timeout_gate: b
         if not filter_timeout_gate:
             raise ValueError("filterTimeout: Forbidden: DRASchedulingFilterTimeout feature gate is disabled")
         if args.filter_timeout < 0:
-            raise ValueError(f"filterTimeout: Invalid value: {args.filter_timeout}s: must be zero or positive")
+            raise ValueError(f'filterTimeout: Invalid value: "{args.filter_text}": must be zero or positive')
     if args.binding_timeout is not None:
         if not binding:
             raise ValueError("bindingTimeout: Forbidden: DRADeviceBindingConditions or "
                              "DRAResourceClaimDeviceStatus feature gate is disabled")
         if args.binding_timeout < 1:
-            raise ValueError(f"bindingTimeout: Invalid value: {args.binding_timeout}s: must be at least 1 second")
+            raise ValueError(f'bindingTimeout: Invalid value: "{args.binding_text}": must be at least 1 second')
     return DEFAULT_BINDING_TIMEOUT if args.binding_timeout is None else args.binding_timeout
 
 
