@@ -23,6 +23,7 @@ from kubesched.api.devicetaints import DeviceTaint, DeviceToleration, tolerates
 from kubesched.api.dra import ResourceClaim, ResourceSlice
 from kubesched.plugins.dynamicresources.allocator import Allocator, allocation_result
 from kubesched.plugins.dynamicresources.devicefeatures import DeviceFeatures, extend_result
+from kubesched.plugins.dynamicresources.explain import explain_failure
 from tests.plugins.test_dynamicresources_allocator import A, AB, DRIVER_A, claim, node, req
 
 NS = {"key": "taint-key", "value": "taint-value", "effect": "NoSchedule"}
@@ -151,3 +152,13 @@ def test_allocation_result_carries_binding_conditions_tolerations_and_binds_to_n
     assert extend_result(OFF, allocation_result(got[0], node()), c, got[0], node()) == allocation_result(
         got[0], node())
     assert "nodeSelector" not in allocation_result(got[0], node())
+
+
+def test_explain_names_untolerated_taints() -> None:
+    """kubesched's addition to "cannot allocate all claims" (no upstream counterpart)."""
+    a = Allocator([claim("claim-0", req("req-0", "class-a"))], set(), {"class-a": A[0]}.get,
+                  [slice_(dev("device-1", NS))], TAINTS)
+    assert a.allocate(node()) is None
+    assert explain_failure(a, node()) == ("claim default/claim-0: request req-0: 1 of 1 free matching device(s) "
+                                          "tainted without toleration or waiting for binding conditions the "
+                                          "scheduler may not use, 1 needed")
