@@ -36,8 +36,8 @@ from kubesched.api.drabinding import BindingFailed, format_time
 from kubesched.api.objects import Node, Pod
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.dra import DraLister, DraWriteError
-from kubesched.framework.features import features_of
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource
+from kubesched.framework.features import features_of
 from kubesched.framework.interface import PostFilterResult, PreFilterResult
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.status import SKIP, SUCCESS, Code, Status, error, unresolvable
@@ -45,8 +45,8 @@ from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
 from kubesched.plugins.dynamicresources import binding
 from kubesched.plugins.dynamicresources.allocator import AllocationError, Allocator, allocation_result
-from kubesched.plugins.dynamicresources.devicefeatures import DeviceFeatures, extend_result
 from kubesched.plugins.dynamicresources.claims import ClaimLookupError, allocated_devices, resolve_claims
+from kubesched.plugins.dynamicresources.devicefeatures import DeviceFeatures, extend_result
 from kubesched.plugins.dynamicresources.explain import explain_failure
 from kubesched.plugins.dynamicresources.pools import Candidate, DeviceID, SliceIndex
 from kubesched.plugins.dynamicresources.taintrules import TaintedSlices
