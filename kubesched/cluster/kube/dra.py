@@ -10,9 +10,9 @@ delete-protection`` is new, a ``PUT`` of the claim with it, then a ``PUT`` of it
 resourceVersion the scheduler read, so a concurrent change fails the write (409) and
 the binding cycle fails as upstream's does.
 
-DeviceTaintRules are not watched here: devices' own taints are honoured, taints that
-rules add are not (:meth:`KubeDra.device_taint_rules` is empty). PreBind's wait for
-binding conditions polls the claims' informer until the scheduler stops.
+DeviceTaintRules come from one informer per version a server may serve them in, merged
+by name (read only when the release applies them). PreBind's wait for binding conditions
+polls the claims' informer until the scheduler stops.
 
 A written claim is kept as *assumed* until its informer has caught up (upstream's assume
 cache): the next pod sharing the claim reads the version just written, not a stale one
@@ -45,8 +45,11 @@ def _rv(claim: ResourceClaim | None) -> int:
 class KubeDra:
     def __init__(self, client: KubeClient, *, classes: Informer[DeviceClass], slices: Informer[ResourceSlice],
                  claims: Informer[ResourceClaim], templates: Informer[ResourceClaimTemplate],
-                 guard: Callable[[], None] | None = None, stopping: threading.Event | None = None) -> None:
+                 guard: Callable[[], None] | None = None, stopping: threading.Event | None = None,
+                 taint_rules: Sequence[Informer[DeviceTaintRule]] = ()) -> None:
         self.client = client
+        self._taint_rules = tuple(taint_rules)
+        self._rule_list: tuple[int, list[DeviceTaintRule]] | None = None
         self.stopping = stopping if stopping is not None else threading.Event()
         self._classes = classes
         self._slices = slices
@@ -80,7 +83,12 @@ class KubeDra:
         return cached[1]
 
     def device_taint_rules(self) -> Sequence[DeviceTaintRule]:
-        return ()
+        cached = self._rule_list
+        if cached is None or cached[0] != self._generation:
+            by_name = {r.name: r for inf in self._taint_rules for r in inf.values()}
+            cached = (self._generation, [by_name[n] for n in sorted(by_name)])
+            self._rule_list = cached
+        return cached[1]
 
     def resource_claim(self, namespace: str, name: str) -> ResourceClaim | None:
         seen = self._claims.get_namespaced(namespace, name)
