@@ -39,6 +39,10 @@ class DraLister(Protocol):
 
     def device_class(self, name: str) -> DeviceClass | None: ...
 
+    def device_classes(self) -> Sequence[DeviceClass]:
+        """Every class, in the order they were added (extended resource names resolve by it)."""
+        ...
+
     def resource_slices(self) -> Sequence[ResourceSlice]: ...
 
     def device_taint_rules(self) -> Sequence[DeviceTaintRule]:
@@ -79,6 +83,9 @@ class NoDra:
 
     def device_class(self, name: str) -> DeviceClass | None:
         return None
+
+    def device_classes(self) -> Sequence[DeviceClass]:
+        return ()
 
     def resource_slices(self) -> Sequence[ResourceSlice]:
         return ()

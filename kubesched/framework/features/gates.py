@@ -47,7 +47,7 @@ GATES: dict[str, Gate] = {g.name: g for g in (
     _g("DRADeviceBindingConditions", BOTH, ("1.34", False, ALPHA), ("1.36", True, BETA)),
     _g("DRADeviceTaintRules", BOTH, ("1.35", False, ALPHA), ("1.36", False, BETA), ("1.37", True, GA)),
     _g("DRADeviceTaints", BOTH, ("1.33", False, ALPHA), ("1.36", True, BETA), ("1.37", True, GA)),
-    _g("DRAExtendedResource", OFF, ("1.34", False, ALPHA), ("1.36", True, BETA), ("1.37", True, GA, True)),
+    _g("DRAExtendedResource", BOTH, ("1.34", False, ALPHA), ("1.36", True, BETA), ("1.37", True, GA, True)),
     _g("DRAListTypeAttributes", OFF, ("1.36", False, ALPHA)),
     _g("DRANodeAllocatableResources", OFF, ("1.36", False, ALPHA)),
     _g("DRAPartitionableDevices", OFF, ("1.33", False, ALPHA), ("1.36", True, BETA)),
