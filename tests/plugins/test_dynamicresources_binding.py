@@ -28,6 +28,7 @@ from kubesched.api.errors import KubeschedError
 from kubesched.framework.features import Features
 from kubesched.plugins.registry import in_tree_registry
 from kubesched.sim.driver import Simulation
+from tests.plugins.test_dra_extended_resources import CLASS, GPU, device_class, dra_with, mk_node, mk_pod, run_cycle
 from tests.plugins.test_dynamicresources_plugin import GPU_CLASS, node, pod
 
 DRIVER = "gpu.example.com"
@@ -201,3 +202,18 @@ def test_dynamic_resources_args_are_validated_against_the_gates(version: str, ar
     with pytest.raises(KubeschedError) as info:
         simulate(version, node("n1"), args=args)
     assert error in str(info.value)
+
+
+def test_the_claim_for_extended_resources_skips_tainted_devices_too() -> None:
+    """The per-node claim for extended resources backed by DRA is allocated by the same
+    allocator, so a NoSchedule taint keeps it off the device (1.36: both gates on)."""
+    tainted = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "worker-d"},
+               "spec": {"driver": "some-driver", "nodeName": "worker",
+                        "pool": {"name": "worker", "generation": 1, "resourceSliceCount": 1},
+                        "devices": [{"name": "instance-1", "taints": [NO_SCHEDULE]}, {"name": "instance-2"}]}}
+    dra = dra_with(device_class(CLASS, GPU), tainted)
+    p = mk_pod({GPU: "1"})
+    plugin, state, got = run_cycle(dra, p, [mk_node()])
+    assert got["filter"]["worker"].success and plugin.reserve(state, p, "worker").success
+    (flight,) = dra.in_flight.values()
+    assert [r["device"] for r in (flight.allocation or {})["devices"]["results"]] == ["instance-2"]

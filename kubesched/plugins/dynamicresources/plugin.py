@@ -187,7 +187,7 @@ class DynamicResources:
             if node_claim is not None and allocator is not None:
                 ext = s.claims[s.extended]
                 allocator = Allocator([node_claim.claim if c is ext else c for c in allocator.claims],
-                                      allocator.in_use, allocator.classes, allocator.index)
+                                      allocator.in_use, allocator.classes, allocator.index, allocator.features)
         unavailable = [i for i, c in enumerate(s.claims)
                        if c.node_selector is not None and not c.node_selector.matches(node.labels, node.name)]
         if self.devices.binding:
