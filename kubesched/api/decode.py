@@ -29,6 +29,7 @@ from kubesched.api.defaults import (
     apply_priority_class_defaults, default_manifest, describe, generate_name, is_namespaced,
     validate_priority_class,
 )
+from kubesched.api.devicetaints import DEVICE_TAINT_RULE, DEVICE_TAINT_RULE_VERSIONS, DeviceTaintRule
 from kubesched.api.dra import API_VERSION as DRA_API_VERSION
 from kubesched.api.dra import DRA_KINDS, check_container_claims, parse_dra_object
 from kubesched.api.documents import documents
@@ -85,7 +86,8 @@ class Manifest:
     # Services, ReplicationControllers, ReplicaSets, StatefulSets, Deployments, Jobs
     # (read by PodTopologySpread's default constraints).
     workloads: list[Workload] = field(default_factory=list)
-    dra: list[Any] = field(default_factory=list)  # DeviceClass, ResourceSlice, ResourceClaim(Template)
+    # DeviceClass, ResourceSlice, ResourceClaim(Template), DeviceTaintRule
+    dra: list[Any] = field(default_factory=list)
     others: list[dict[str, Any]] = field(default_factory=list)
     # Filled when workloads are turned into pods (kubesched.sim.expand): pod key -> the key of
     # the pod it is created after (a StatefulSet's OrderedReady ordinals), and the workload
@@ -258,6 +260,8 @@ def _add(m: Manifest, raw: dict[str, Any], pod_files: list[str], file: str) -> N
         m.workloads.append(Workload.from_dict(raw))
     elif kind in DRA_KINDS:
         m.dra.append(parse_dra_object(raw))
+    elif kind == DEVICE_TAINT_RULE:
+        m.dra.append(DeviceTaintRule.from_dict(raw))
     elif kind != "PriorityClass":
         m.others.append(raw)
 
@@ -364,10 +368,15 @@ def _check_kind(d: _Doc) -> None:
         raise d.error("apiVersion is required", "apiVersion")
     if kind in UNSUPPORTED_KINDS:
         raise d.error(f"{kind}: {UNSUPPORTED_KINDS[kind]} is not supported by kubesched yet", "kind")
+    if kind == DEVICE_TAINT_RULE and api in DEVICE_TAINT_RULE_VERSIONS:
+        return  # served in a different version per release
     want = (SCHEDULED_KINDS.get(kind) or WORKLOAD_KINDS.get(kind) or OTHER_KINDS.get(kind)
             or (SERVER_VERSION_API if kind == SERVER_VERSION_KIND else None))
     if want is None:
-        raise d.error(f'unknown kind "{kind}" (apiVersion {api})', "kind")
+        if kind == DEVICE_TAINT_RULE:
+            want = " or ".join(DEVICE_TAINT_RULE_VERSIONS)
+        else:
+            raise d.error(f'unknown kind "{kind}" (apiVersion {api})', "kind")
     if api != want:
         raise d.error(f'no matches for kind "{kind}" in version "{api}" (kubesched reads {want})',
                       "apiVersion")

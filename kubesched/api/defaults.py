@@ -62,6 +62,7 @@ SYSTEM_PRIORITY_CLASSES: dict[str, PriorityClass] = {
 CLUSTER_SCOPED_KINDS = frozenset({
     "Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass", "CSIDriver",
     "CSINode", "RuntimeClass", "ClusterRole", "ClusterRoleBinding", "DeviceClass", "ResourceSlice",
+    "DeviceTaintRule",
 })
 
 _UID_NAMESPACE = uuid.UUID("6f1c3a52-7d0e-5b8e-9a51-0c5e2d1b7a44")

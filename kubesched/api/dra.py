@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.api.devicetaints import DeviceTaint, DeviceToleration, parse_taints, parse_tolerations
 from kubesched.api.errors import DecodeError
 from kubesched.api.quantity import Quantity, parse_quantity
 from kubesched.api.selectors import NodeSelector
@@ -120,6 +121,10 @@ class Device:
     name: str
     attributes: Mapping[str, AttrValue]  # qualified name -> typed value
     capacity: Mapping[str, Quantity]  # qualified name -> value
+    taints: tuple[DeviceTaint, ...] = ()  # read with DRADeviceTaints (kubesched.api.devicetaints)
+    binding_conditions: tuple[str, ...] = ()  # read with DRADeviceBindingConditions
+    binding_failure_conditions: tuple[str, ...] = ()
+    binds_to_node: bool = False
 
 
 _ATTR_TYPES = {"int": int, "bool": bool, "string": str, "version": str}
@@ -151,7 +156,14 @@ def _device(obj: Any, path: str, driver: str) -> Device:
         cap[qualify(k, driver)] = parse_quantity(val, field=f"{path}.capacity[{k}].value")
     if len(attrs) + len(cap) > 32:
         raise DecodeError("Too many: must have at most 32 attributes and capacities combined", field=path)
-    return Device(name, attrs, cap)
+    return Device(name, attrs, cap, parse_taints(m.get("taints"), f"{path}.taints"),
+                  _strings(m.get("bindingConditions"), f"{path}.bindingConditions"),
+                  _strings(m.get("bindingFailureConditions"), f"{path}.bindingFailureConditions"),
+                  m.get("bindsToNode") is True)
+
+
+def _strings(obj: Any, path: str) -> tuple[str, ...]:
+    return tuple(_str(x, f"{path}[{i}]") for i, x in enumerate(_list(obj, path)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +223,7 @@ class ExactRequest:
     allocation_mode: str
     count: int
     admin_access: bool = False
+    tolerations: tuple[DeviceToleration, ...] = ()  # read with DRADeviceTaints
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +277,7 @@ def _exact(obj: Any, path: str, name: str) -> ExactRequest:
         raise DecodeError(f'Unsupported value: "{mode}": supported values: "All", "ExactCount"',
                           field=f"{path}.allocationMode")
     return ExactRequest(name, cls_name, _selectors(m.get("selectors"), f"{path}.selectors"), mode, count,
-                        m.get("adminAccess") is True)
+                        m.get("adminAccess") is True, parse_tolerations(m.get("tolerations"), f"{path}.tolerations"))
 
 
 def _request(obj: Any, path: str) -> DeviceRequest:

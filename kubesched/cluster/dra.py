@@ -22,6 +22,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from kubesched.api.devicetaints import DeviceTaintRule
 from kubesched.api.dra import (
     API_VERSION, POD_CLAIM_NAME_ANNOTATION, DeviceClass, ResourceClaim, ResourceClaimTemplate,
     ResourceSlice, pod_claims,
@@ -41,6 +42,8 @@ class InProcessDra:
         self.slices: dict[str, ResourceSlice] = {}
         self.claims: dict[tuple[str, str], ResourceClaim] = {}
         self.templates: dict[tuple[str, str], ResourceClaimTemplate] = {}
+        self.taint_rules: dict[str, DeviceTaintRule] = {}
+        self._rule_list: list[DeviceTaintRule] = []
         self._in_flight: dict[str, ResourceClaim] = {}
         self._generation = 0
         self._slice_list: list[ResourceSlice] | None = None
@@ -57,6 +60,9 @@ class InProcessDra:
                 self.claims[(o.namespace, o.name)] = o
             elif isinstance(o, ResourceClaimTemplate):
                 self.templates[(o.namespace, o.name)] = o
+            elif isinstance(o, DeviceTaintRule):
+                self.taint_rules[o.name] = o
+        self._rule_list = sorted(self.taint_rules.values(), key=lambda r: r.name)
         self._changed()
 
     def _changed(self, slices: bool = True) -> None:
@@ -121,6 +127,9 @@ class InProcessDra:
             self._slice_list = sorted(self.slices.values(), key=lambda s: s.name)
         return self._slice_list
 
+    def device_taint_rules(self) -> Sequence[DeviceTaintRule]:
+        return self._rule_list
+
     def resource_claim(self, namespace: str, name: str) -> ResourceClaim | None:
         return self.claims.get((namespace, name))
 
@@ -149,6 +158,11 @@ class InProcessDra:
         for fn in self.listeners:
             fn("ResourceClaim", old, new)
         return new
+
+    def wait_for(self, check: Callable[[], bool], timeout: float, interval: float) -> bool:
+        """No DRA driver runs in the in-process cluster, so nothing changes a claim while
+        PreBind waits: one check decides (not ready: the wait would have timed out)."""
+        return check()
 
     # -- ExtendedClaimWriter --------------------------------------------------------------------------
     def create_claim(self, raw: dict[str, Any]) -> ResourceClaim:

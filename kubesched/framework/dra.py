@@ -18,9 +18,10 @@ conflict, a deleted claim); the message is the API's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from kubesched.api.devicetaints import DeviceTaintRule
 from kubesched.api.dra import DeviceClass, ResourceClaim, ResourceSlice
 
 
@@ -44,6 +45,11 @@ class DraLister(Protocol):
 
     def resource_slices(self) -> Sequence[ResourceSlice]: ...
 
+    def device_taint_rules(self) -> Sequence[DeviceTaintRule]:
+        """The DeviceTaintRules (read with device taint rules enabled; the same object while
+        none changes)."""
+        ...
+
     def resource_claim(self, namespace: str, name: str) -> ResourceClaim | None: ...
 
     def resource_claims(self) -> Sequence[ResourceClaim]: ...
@@ -58,6 +64,11 @@ class DraWriter(Protocol):
     """What DynamicResources' PreBind (and PostFilter's deallocation) writes."""
 
     def update_claim(self, raw: dict[str, Any]) -> ResourceClaim: ...
+
+    def wait_for(self, check: Callable[[], bool], timeout: float, interval: float) -> bool:
+        """Poll ``check`` every ``interval`` seconds until it is True (True), raises (the
+        error propagates) or ``timeout`` passes (False): PreBind's wait for binding conditions."""
+        ...
 
 
 class NoDra:
@@ -79,6 +90,9 @@ class NoDra:
     def resource_slices(self) -> Sequence[ResourceSlice]:
         return ()
 
+    def device_taint_rules(self) -> Sequence[DeviceTaintRule]:
+        return ()
+
     def resource_claim(self, namespace: str, name: str) -> ResourceClaim | None:
         return None
 
@@ -91,3 +105,6 @@ class NoDra:
 
     def update_claim(self, raw: dict[str, Any]) -> ResourceClaim:
         raise DraWriteError("this cluster has no resource.k8s.io API")
+
+    def wait_for(self, check: Callable[[], bool], timeout: float, interval: float) -> bool:
+        return check()

@@ -52,9 +52,9 @@ from kubesched.cluster.kube.events import EventRecorder
 from kubesched.cluster.kube.informer import Informer
 from kubesched.cluster.kube.objects import KubeObjects
 from kubesched.cluster.kube.resources import (
-    CSI_DRIVERS, CSI_NODES, CSI_STORAGE_CAPACITIES, DEVICE_CLASSES, NAMESPACES, NODES, PDBS, POD_GROUPS, PODS,
-    PRIORITY_CLASSES, PVCS, PVS, REPLICA_SETS, REPLICATION_CONTROLLERS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_CLAIMS,
-    RESOURCE_SLICES, SERVICES, STATEFUL_SETS, STORAGE_CLASSES, VOLUME_ATTACHMENTS,
+    CSI_DRIVERS, CSI_NODES, CSI_STORAGE_CAPACITIES, DEVICE_CLASSES, DEVICE_TAINT_RULES, NAMESPACES, NODES, PDBS,
+    POD_GROUPS, PODS, PRIORITY_CLASSES, PVCS, PVS, REPLICA_SETS, REPLICATION_CONTROLLERS, RESOURCE_CLAIM_TEMPLATES,
+    RESOURCE_CLAIMS, RESOURCE_SLICES, SERVICES, STATEFUL_SETS, STORAGE_CLASSES, VOLUME_ATTACHMENTS,
 )
 from kubesched.cluster.kube.dra import KubeDra
 from kubesched.cluster.kube.sink import KubeSink
@@ -134,7 +134,9 @@ class LiveScheduler:
         # DynamicResources' objects (templates: read by the resourceclaim controller, kept for explain)
         self.dra_informers: list[tuple[Informer[Any], Resource | None]] = [
             (inf(DEVICE_CLASSES), Resource.DeviceClass), (inf(RESOURCE_SLICES), Resource.ResourceSlice),
-            (inf(RESOURCE_CLAIMS), Resource.ResourceClaim), (inf(RESOURCE_CLAIM_TEMPLATES), None)]
+            (inf(RESOURCE_CLAIMS), Resource.ResourceClaim), (inf(RESOURCE_CLAIM_TEMPLATES), None),
+            # a rule changes the devices of slices: upstream's tracker reports slice updates
+            *((inf(r), Resource.ResourceSlice) for r in DEVICE_TAINT_RULES)]
         self.informers: list[Informer[Any]] = [self.nodes, self.pods, self.namespaces, self.priority_classes,
                                                self.pdbs, self.pod_groups, *self.workloads.values()] + [
             i for i, _ in self.storage_informers] + [i for i, _ in self.dra_informers]
@@ -151,7 +153,7 @@ class LiveScheduler:
         self.recorder.guard = self.sink.guard
         dinf = [i for i, _ in self.dra_informers]
         self.dra = KubeDra(client, classes=dinf[0], slices=dinf[1], claims=dinf[2], templates=dinf[3],
-                           guard=self.sink.guard)
+                           guard=self.sink.guard, stopping=self._stopping_storage, taint_rules=dinf[4:])
         self.binder = Binder(options.binding_workers, after_each=self._after_binding)
         seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
         # queue moves go to these (explain history, metrics); the queue keeps no log of its own
@@ -297,7 +299,7 @@ class LiveScheduler:
         timeout = self.options.stop_timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout
         self._stopped.set()
-        self._stopping_storage.set()  # PreBind's waits for the PV controller end now
+        self._stopping_storage.set()  # PreBind's waits (PV controller, DRA binding conditions) end now
         if abandon:
             self.sink.close()
         self.loop.stop()

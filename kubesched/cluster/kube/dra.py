@@ -10,6 +10,10 @@ delete-protection`` is new, a ``PUT`` of the claim with it, then a ``PUT`` of it
 resourceVersion the scheduler read, so a concurrent change fails the write (409) and
 the binding cycle fails as upstream's does.
 
+DeviceTaintRules come from one informer per version a server may serve them in, merged
+by name (read only when the release applies them). PreBind's wait for binding conditions
+polls the claims' informer until the scheduler stops.
+
 For extended resources backed by DRA it is also the ``ExtendedClaimWriter``: a ``POST``
 of the claim (the server names it from ``generateName``), a ``DELETE`` (after a ``PUT``
 without the finalizer), and a merge ``PATCH`` of the pod's ``status``.
@@ -26,6 +30,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from kubesched.api.devicetaints import DeviceTaintRule
 from kubesched.api.dra import FINALIZER, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from kubesched.api.objects import Pod
 from kubesched.cluster.kube.client import MERGE_PATCH
@@ -46,8 +51,12 @@ def _rv(claim: ResourceClaim | None) -> int:
 class KubeDra:
     def __init__(self, client: KubeClient, *, classes: Informer[DeviceClass], slices: Informer[ResourceSlice],
                  claims: Informer[ResourceClaim], templates: Informer[ResourceClaimTemplate],
-                 guard: Callable[[], None] | None = None) -> None:
+                 guard: Callable[[], None] | None = None, stopping: threading.Event | None = None,
+                 taint_rules: Sequence[Informer[DeviceTaintRule]] = ()) -> None:
         self.client = client
+        self._taint_rules = tuple(taint_rules)
+        self._rule_list: tuple[int, list[DeviceTaintRule]] | None = None
+        self.stopping = stopping if stopping is not None else threading.Event()
         self._classes = classes
         self._slices = slices
         self._claims = claims
@@ -80,6 +89,14 @@ class KubeDra:
         if cached is None or cached[0] != self._generation:
             cached = (self._generation, sorted(self._slices.values(), key=lambda s: s.name))
             self._slice_list = cached
+        return cached[1]
+
+    def device_taint_rules(self) -> Sequence[DeviceTaintRule]:
+        cached = self._rule_list
+        if cached is None or cached[0] != self._generation:
+            by_name = {r.name: r for inf in self._taint_rules for r in inf.values()}
+            cached = (self._generation, [by_name[n] for n in sorted(by_name)])
+            self._rule_list = cached
         return cached[1]
 
     def resource_claim(self, namespace: str, name: str) -> ResourceClaim | None:
@@ -124,6 +141,20 @@ class KubeDra:
                 self._assumed[(ns, name)] = claim
         self._generation += 1
         return claim
+
+    def wait_for(self, check: Callable[[], bool], timeout: float, interval: float) -> bool:
+        """Call ``check`` at once, then every ``interval`` seconds, until it is True (True),
+        raises (propagated), ``timeout`` passes or the scheduler stops (False)."""
+        waited = 0.0
+        while True:
+            if check():
+                return True
+            if waited >= timeout:
+                return False
+            step = min(interval, timeout - waited)
+            if self.stopping.wait(step):
+                return False
+            waited += step
 
     # -- ExtendedClaimWriter ---------------------------------------------------------------------
     def create_claim(self, raw: dict[str, Any]) -> ResourceClaim:

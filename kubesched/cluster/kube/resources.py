@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.api.devicetaints import DeviceTaintRule
 from kubesched.api.dra import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from kubesched.api.objects import Node, Pod
 from kubesched.api.policy import Namespace, PodDisruptionBudget, PriorityClass
@@ -159,6 +160,11 @@ RESOURCE_CLAIM_TEMPLATES = ApiResource("resource.k8s.io", "v1", "resourceclaimte
                                        True, ResourceClaimTemplate.from_dict, optional=True)
 
 DRA_RESOURCES = (DEVICE_CLASSES, RESOURCE_SLICES, RESOURCE_CLAIMS, RESOURCE_CLAIM_TEMPLATES)
+# DeviceTaintRules, in each version a release may serve them in (v1alpha3 up to 1.35,
+# v1beta2 from 1.36, v1 from 1.37); a server serving several lists the same rules in each.
+# Not in SCHEDULER_RESOURCES: a snapshot would hold each rule once per served version.
+DEVICE_TAINT_RULES = tuple(ApiResource("resource.k8s.io", v, "devicetaintrules", "DeviceTaintRule", False,
+                                       DeviceTaintRule.from_dict, optional=True) for v in ("v1alpha3", "v1beta2", "v1"))
 STORAGE_RESOURCES = (PVS, PVCS, STORAGE_CLASSES, CSI_NODES, CSI_DRIVERS, CSI_STORAGE_CAPACITIES, VOLUME_ATTACHMENTS)
 SCHEDULER_RESOURCES = ((NODES, PODS, NAMESPACES, PRIORITY_CLASSES, PDBS, POD_GROUPS) + STORAGE_RESOURCES
                        + WORKLOAD_RESOURCES + DRA_RESOURCES)

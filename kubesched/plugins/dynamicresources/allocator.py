@@ -31,6 +31,7 @@ from typing import Any
 from kubesched.api.dra import ALL, Device, DeviceClass, ExactRequest, ResourceClaim, ResourceSlice
 from kubesched.api.objects import Node
 from kubesched.plugins.dynamicresources.cel import CelError, compile_selector
+from kubesched.plugins.dynamicresources.devicefeatures import OFF, DeviceFeatures, excluded, tainted
 from kubesched.plugins.dynamicresources.pools import Candidate, DeviceID, Pool, SliceIndex
 
 
@@ -92,8 +93,10 @@ class Allocator:
 
     def __init__(self, claims: Sequence[ResourceClaim], in_use: set[DeviceID],
                  classes: Callable[[str], DeviceClass | None],
-                 slices: Sequence[ResourceSlice] | SliceIndex) -> None:
+                 slices: Sequence[ResourceSlice] | SliceIndex, features: DeviceFeatures = OFF) -> None:
         self.claims = list(claims)
+        self.features = features  # device taints and binding conditions (devicefeatures)
+        self._extended = features.extended
         self.in_use = in_use
         self.classes = classes
         self.index = slices if isinstance(slices, SliceIndex) else SliceIndex(slices)
@@ -110,6 +113,8 @@ class Allocator:
     def selectable(self, claim: ResourceClaim, req: ExactRequest, c: Candidate) -> bool:
         """The class's selectors, then the request's, all true (upstream ``isSelectable``);
         the result depends only on them and the device, so it is shared by every pod."""
+        if self._extended and excluded(self.features, c.device):
+            return False
         cls = self.classes(req.device_class_name)
         if cls is None:  # checked in PreFilter; a class deleted since then
             raise AllocationError(f"request {req.name}: could not retrieve device class "
@@ -147,12 +152,15 @@ class Allocator:
         req = self._simple
         assert req is not None
         cls = self.classes(req.device_class_name)
-        memo = self.index.selectable.setdefault((cls, req.selectors), {})
+        taints = self.features.taints
+        memo = self.index.selectable.setdefault((cls, req.selectors, req.tolerations) if taints else
+                                                (cls, req.selectors), {})
         claim = self.claims[0]
 
         def fill(node: Node) -> list[DeviceID]:
             _, cands = self.index.node(node)
-            ids = memo[node.name] = [c.id for c in cands if self.selectable(claim, req, c)]
+            ids = memo[node.name] = [c.id for c in cands if self.selectable(claim, req, c)
+                                     and not (taints and tainted(self.features, req, c.device))]
             return ids
 
         return memo, fill
@@ -162,6 +170,8 @@ class Allocator:
         claim, in_use, picks = self.claims[0], self.in_use, []
         for c in cands:
             if c.id in in_use or not self.selectable(claim, req, c):
+                continue
+            if self._extended and tainted(self.features, req, c.device):
                 continue
             picks.append((req.name, c))
             if len(picks) == req.count:
@@ -230,6 +240,8 @@ class _Search:
 
     def take(self, ci: int, ri: int, req: ExactRequest, k: int, c: Candidate) -> bool:
         if not req.admin_access and (c.id in self.a.in_use or c.id in self.picked):
+            return False
+        if self.a._extended and tainted(self.a.features, req, c.device):
             return False
         added: list[_Constraint] = []
         for con in self.constraints[ci]:

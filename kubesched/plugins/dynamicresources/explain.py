@@ -7,6 +7,7 @@ from __future__ import annotations
 from kubesched.api.dra import ALL, ExactRequest, ResourceClaim
 from kubesched.api.objects import Node
 from kubesched.plugins.dynamicresources.allocator import Allocator, selectors_match
+from kubesched.plugins.dynamicresources.devicefeatures import excluded, tainted
 from kubesched.plugins.dynamicresources.pools import Candidate
 
 
@@ -40,4 +41,8 @@ def _request_shortfall(alloc: Allocator, claim: ResourceClaim, req: ExactRequest
     need = len(matching) if req.allocation_mode == ALL else req.count
     if len(free) < need:
         return f"{name}: devices in use ({len(matching) - len(free)} of {len(matching)} matching, {need} needed)"
+    usable = [c for c in free if not excluded(alloc.features, c.device) and not tainted(alloc.features, req, c.device)]
+    if len(usable) < need:
+        return (f"{name}: {len(free) - len(usable)} of {len(free)} free matching device(s) tainted without "
+                f"toleration or waiting for binding conditions the scheduler may not use, {need} needed")
     return ""

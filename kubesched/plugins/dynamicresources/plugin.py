@@ -16,6 +16,11 @@ Extension points, as upstream's plugin has them in the default profile (no Score
 - Reserve/Unreserve: the allocation is put in flight (no other pod can get its devices) and
   taken back; PreBind writes finalizer, ``status.allocation`` and ``status.reservedFor``.
 
+Device taints, DeviceTaintRules and binding conditions (gates DRADeviceTaints,
+DRADeviceTaintRules, DRADeviceBindingConditions; on from 1.36) are in
+:mod:`.devicefeatures`, :mod:`.taintrules` and :mod:`.binding`; with the gates off none of
+their code runs.
+
 With DRAExtendedResource, extended resources a DeviceClass maps add one more claim, last,
 that the scheduler builds per node and creates in PreBind (:mod:`.extended`).
 """
@@ -30,24 +35,29 @@ from typing import Any
 import numpy as np
 
 from kubesched.api.dra import FINALIZER, ResourceClaim, pod_claim_statuses, pod_claims
+from kubesched.api.drabinding import BindingFailed, format_time
 from kubesched.api.objects import Node, Pod
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.dra import DraLister, DraWriteError
 from kubesched.framework.dra_extended import GATE as DRA_EXTENDED_RESOURCE, mapped_requests, resolver_of
 from kubesched.framework.features import features_of
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource
+from kubesched.framework.features import features_of
 from kubesched.framework.interface import PostFilterResult, PreFilterResult
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.status import SKIP, SUCCESS, Code, Status, error, unresolvable
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
+from kubesched.plugins.dynamicresources import binding
 from kubesched.plugins.dynamicresources.allocator import AllocationError, Allocator, allocation_result
 from kubesched.plugins.dynamicresources.claims import ClaimLookupError, allocated_devices, resolve_claims
+from kubesched.plugins.dynamicresources.devicefeatures import DeviceFeatures, extend_result
 from kubesched.plugins.dynamicresources.explain import explain_failure
 from kubesched.plugins.dynamicresources.extended import (
     NodeClaim, claim_to_create, filter_extended, find_extended_claim, is_special, pod_status, special_claim,
 )
 from kubesched.plugins.dynamicresources.pools import Candidate, DeviceID, SliceIndex
+from kubesched.plugins.dynamicresources.taintrules import TaintedSlices
 
 Picks = list[list[tuple[str, Candidate]]]  # per claim to allocate: (request, device) chosen
 
@@ -73,11 +83,19 @@ STATE: StateKey[_State] = StateKey("DynamicResources")
 class DynamicResources:
     name = names.DYNAMIC_RESOURCES
 
+    parse_args = staticmethod(binding.parse_args)
+
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         self.handle = handle
         self.dra_extended = features_of(handle).enabled(DRA_EXTENDED_RESOURCE)
         self._in_use: tuple[int, int, set[DeviceID]] | None = None
         self._index: SliceIndex | None = None
+        fts = features_of(handle)
+        self.devices = DeviceFeatures.of(fts)
+        self.binding_timeout = binding.check_args(
+            args if isinstance(args, binding.DynamicResourcesArgs) else binding.DynamicResourcesArgs(),
+            self.devices.binding, fts.enabled("DRASchedulerFilterTimeout"))
+        self._tainted = TaintedSlices()
 
     @property
     def lister(self) -> DraLister:
@@ -133,9 +151,13 @@ class DynamicResources:
                                                   f"{req.device_class_name} does not exist")
         if to_allocate:
             slices = self.lister.resource_slices()
+            if self.devices.taint_rules:
+                slices = self._tainted.get(slices, self.lister.device_taint_rules(), self.lister.device_class,
+                                           self.lister.generation)
             if self._index is None or self._index.slices is not slices:
                 self._index = SliceIndex(slices)
-            s.allocator = Allocator(to_allocate, self._allocated(), self.lister.device_class, self._index)
+            s.allocator = Allocator(to_allocate, self._allocated(), self.lister.device_class, self._index,
+                                    self.devices)
         s.claims = claims
         return None, SUCCESS
 
@@ -165,9 +187,13 @@ class DynamicResources:
             if node_claim is not None and allocator is not None:
                 ext = s.claims[s.extended]
                 allocator = Allocator([node_claim.claim if c is ext else c for c in allocator.claims],
-                                      allocator.in_use, allocator.classes, allocator.index)
+                                      allocator.in_use, allocator.classes, allocator.index, allocator.features)
         unavailable = [i for i, c in enumerate(s.claims)
                        if c.node_selector is not None and not c.node_selector.matches(node.labels, node.name)]
+        if self.devices.binding:
+            now = self.handle.now()
+            unavailable += [i for i, c in enumerate(s.claims) if i not in unavailable and c.allocation is not None
+                            and binding.unavailable_after_binding_failure(c, self.binding_timeout, now)]
         picks: Picks | None = None
         if allocator is not None:
             try:
@@ -258,6 +284,8 @@ class DynamicResources:
                 status = raw.setdefault("status", {})
                 status.pop("allocation", None)
                 status.pop("reservedFor", None)
+                if self.devices.binding:
+                    status.pop("devices", None)
                 try:
                     self.handle.dra_writer.update_claim(raw)
                 except DraWriteError as exc:
@@ -300,10 +328,12 @@ class DynamicResources:
             if todo == [s.extended]:
                 return SUCCESS  # only extended resources, all served by device plugins on this node
             return error("claim allocation not found for node")
-        allocations = [allocation_result(p, found[0]) for p in found[1]]
-        if len(todo) != len(allocations):
-            return error(f"internal error, have {len(allocations)} allocations, {len(todo)} claims to allocate")
+        if len(todo) != len(found[1]):
+            return error(f"internal error, have {len(found[1])} allocations, {len(todo)} claims to allocate")
         node_claim = s.node_extended.get(node_name)
+        allocations = [extend_result(self.devices, allocation_result(p, found[0]),
+                                     node_claim.claim if i == s.extended and node_claim is not None else s.claims[i],
+                                     p, found[0]) for i, p in zip(todo, found[1])]
         for i, alloc in zip(todo, allocations):
             claim = s.claims[i]
             if i == s.extended:
@@ -371,7 +401,26 @@ class DynamicResources:
                 return error(str(exc))
             finally:
                 self.lister.in_flight.pop(claim.uid, None)
+        if self.devices.binding and binding.has_binding_conditions(s.claims):
+            return self._wait_for_binding_conditions(s, pod, node_name)
         return SUCCESS
+
+    def _wait_for_binding_conditions(self, s: _State, pod: Pod, node_name: str) -> Status:
+        """Upstream PreBind's wait: until the driver set every binding condition, a failure
+        condition is True, or the binding timeout passes."""
+        self.handle.sink.record_event(pod, "Normal", "BindingConditionsPending",
+                                      f"waiting for binding conditions for device on node {node_name}")
+
+        def current(c: ResourceClaim) -> ResourceClaim | None:
+            return self.lister.resource_claim(c.namespace, c.name)
+
+        try:
+            ready = self.handle.dra_writer.wait_for(
+                lambda: binding.pod_ready(s.claims, current, self.binding_timeout, self.handle.now),
+                self.binding_timeout, binding.POLL_INTERVAL)
+        except (BindingFailed, RuntimeError) as exc:
+            return error(str(exc))
+        return SUCCESS if ready else error("device binding timeout")
 
     def _bind_extended(self, s: _State, i: int, pod: Pod, node_name: str) -> ResourceClaim:
         """Create the claim Filter built for the node (if still in memory), allocate and
@@ -410,6 +459,9 @@ class DynamicResources:
             status["allocation"] = allocation
         status["reservedFor"] = [*(status.get("reservedFor") or []),
                                  {"resource": "pods", "name": pod.name, "uid": pod.uid}]
+        written_alloc = status.get("allocation")
+        if self.devices.binding and isinstance(written_alloc, dict) and not written_alloc.get("allocationTimestamp"):
+            written_alloc["allocationTimestamp"] = format_time(binding.wall_time(self.handle.now()))
         written: ResourceClaim = self.handle.dra_writer.update_claim(raw)
         return written
 

@@ -119,3 +119,6 @@ def new(args: Any, handle: Any) -> DynamicResources:
     if features_of(handle).has("DynamicResourcesScore"):
         return ScoringDynamicResources(args, handle)
     return DynamicResources(args, handle)
+
+
+new.parse_args = DynamicResources.parse_args  # type: ignore[attr-defined]  # the registry parses pluginConfig args
