@@ -386,17 +386,19 @@ _REGISTRY: dict[str, Struct] = {}
 
 
 def register(kind: str, schema: Struct) -> None:
-    """Declare the schema of ``kind`` (once; a second registration is a bug)."""
+    """Declare the schema of ``kind`` (once; a second registration is a bug). A kind whose
+    name another group also uses is registered as ``<apiVersion>/<Kind>``
+    (``events.k8s.io/v1/Event``)."""
     if kind in _REGISTRY and _REGISTRY[kind] is not schema:
         raise ValueError(f"a schema for {kind} is already registered")
     _REGISTRY[kind] = schema
 
 
-def schema_for(kind: str) -> Struct | None:
-    """The registered schema of ``kind``, if any (the built-in kinds are in
-    :mod:`kubesched.api.schemas`, registered when this package's decoders are imported)."""
+def schema_for(kind: str, api_version: str = "") -> Struct | None:
+    """The registered schema of ``kind`` (of ``api_version``), if any (the built-in kinds are
+    in :mod:`kubesched.api.schemas`, registered when this package's decoders are imported)."""
     import kubesched.api.schemas  # noqa: F401 - registers the built-in kinds (once)
-    return _REGISTRY.get(kind)
+    return _REGISTRY.get(f"{api_version}/{kind}") or _REGISTRY.get(kind)
 
 
 def check(value: Any, schema: Node) -> Any:
@@ -413,8 +415,9 @@ def check(value: Any, schema: Node) -> Any:
         raise cls(m.render(), field=m.dotted()) from None
 
 
-def check_object(raw: Mapping[str, Any], kind: str | None = None) -> Any:
-    """:func:`check` an object of a registered kind (``kind`` defaults to ``raw["kind"]``);
-    objects of other kinds are returned unchanged."""
-    schema = schema_for(kind if kind is not None else str(raw.get("kind") or ""))
+def check_object(raw: Mapping[str, Any], kind: str | None = None, api_version: str | None = None) -> Any:
+    """:func:`check` an object of a registered kind (``kind`` and ``api_version`` default to
+    the object's own); objects of other kinds are returned unchanged."""
+    schema = schema_for(kind if kind is not None else str(raw.get("kind") or ""),
+                        api_version if api_version is not None else str(raw.get("apiVersion") or ""))
     return raw if schema is None else check(raw, schema)

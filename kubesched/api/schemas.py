@@ -1,9 +1,10 @@
 """The Go types of the kinds kubesched decodes, as :mod:`kubesched.api.schema` schemas,
 derived from the declared types (:mod:`kubesched.api.types`).
 
-Every declared field is checked with its exact JSON type and named in errors with its Go
-type (``v1.TaintEffect``, ``v1.ResourceList``, ``types.UID``), as Go's decoder does; a
-struct referred to but not declared is only checked to be an object. scheduler-plugins'
+Every declared kind is registered, and every declared field is checked with its exact JSON
+type and named in errors with its Go type (``v1.TaintEffect``, ``v1.ResourceList``,
+``types.UID``), as Go's decoder does; a struct referred to but not declared is only checked
+to be an object. scheduler-plugins'
 ``scheduling.x-k8s.io/v1alpha1`` PodGroup, a custom resource, is declared here.
 """
 
@@ -13,7 +14,7 @@ from kubesched.api.schema import (
     ANY, BOOL, FLOAT64, INT32, INT64, INT_OR_STRING, QUANTITY, STRING, TIME, ListOf, MapOf, Node, Str, Struct,
     register,
 )
-from kubesched.api.types import TYPES
+from kubesched.api.types import GROUPS, TYPES
 from kubesched.api.types.grammar import go_name
 
 __all__ = ["NODE", "OBJECT_META", "POD", "POD_GROUP", "RESOURCE_LIST", "struct"]
@@ -63,9 +64,17 @@ POD_GROUP = Struct(
     status=Struct("v1alpha1.PodGroupStatus", phase=Str("v1alpha1.PodGroupPhase"), occupiedBy=STRING,
                   running=INT32, succeeded=INT32, failed=INT32, scheduleStartTime=TIME))
 
-for _kind, _schema in (("Pod", POD), ("Node", NODE), ("Namespace", struct("core", "Namespace")),
-                       ("PriorityClass", struct("scheduling", "PriorityClass")),
-                       ("PodDisruptionBudget", struct("policy", "PodDisruptionBudget")), ("PodGroup", POD_GROUP),
-                       ("Deployment", struct("apps", "Deployment")), ("ReplicaSet", struct("apps", "ReplicaSet")),
-                       ("Lease", struct("coordination", "Lease")), ("ConfigMap", struct("core", "ConfigMap"))):
+
+
+def _kinds() -> dict[str, Struct]:
+    """Every declared kind (a message with ``apiVersion``, ``kind`` and ``metadata``), by
+    kind name; a name two groups use is ``<apiVersion>/<Kind>`` outside core/v1 (the core and
+    ``events.k8s.io`` Events differ)."""
+    kinds = [key for key, m in TYPES.items() if m.field("apiVersion") and m.field("metadata")]
+    names = [name for _, name in kinds]
+    return {(name if group == "core" or names.count(name) == 1 else f"{GROUPS[group][0]}/{name}"): struct(group, name)
+            for group, name in kinds}
+
+
+for _kind, _schema in {**_kinds(), "PodGroup": POD_GROUP}.items():
     register(_kind, _schema)

@@ -57,9 +57,11 @@ def test_replicaset_selector_parsed(tmp_path: Path) -> None:
       "spec": {"selector": {"matchExpressions": [{"key": "a", "operator": "Near"}]}}},
      'StatefulSet default/ss: spec.selector.matchExpressions[0].operator: Unsupported value: "Near"'),
     ({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}, "spec": {"selector": ["app"]}},
-     "Service default/s: spec.selector: must be a map of strings"),
+     "Service default/s: spec.selector: json: cannot unmarshal array into Go struct field ServiceSpec.spec.selector "
+     "of type map[string]string"),  # core/v1 types.go: Selector map[string]string
     ({"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc"}, "spec": "x"},
-     "ReplicationController default/rc: spec: must be an object"),
+     "ReplicationController default/rc: spec: json: cannot unmarshal string into Go struct field "
+     "ReplicationController.spec of type v1.ReplicationControllerSpec"),
     ({"apiVersion": "extensions/v1beta1", "kind": "ReplicaSet", "metadata": {"name": "rs"}},
      'no matches for kind "ReplicaSet" in version "extensions/v1beta1"'),
 ])

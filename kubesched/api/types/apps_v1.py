@@ -10,61 +10,72 @@ from __future__ import annotations
 
 MESSAGES: dict[str, str] = {
     "StatefulSet": (
-        "apiVersion s; kind s; metadata @meta:ObjectMeta; spec @apps:StatefulSetSpec; "
-        "status @apps:StatefulSetStatus"),
+        "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @apps:StatefulSetSpec 2; "
+        "status @apps:StatefulSetStatus 3"),
     "DaemonSet": (
         "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @apps:DaemonSetSpec 2; "
         "status @apps:DaemonSetStatus 3"),
-    "ControllerRevision": "apiVersion s; kind s; metadata @meta:ObjectMeta; data any; revision! i64",
+    "ControllerRevision": "apiVersion s; kind s; metadata @meta:ObjectMeta 1; data any 2; revision! i64 3",
     "DeploymentStatus": (
-        "observedGeneration i64; replicas i32; updatedReplicas i32; readyReplicas i32; availableReplicas i32; "
-        "unavailableReplicas i32; terminatingReplicas i32; conditions [map=type]@apps:DeploymentCondition; "
-        "collisionCount i32"),
+        "observedGeneration i64 1; replicas i32 2; updatedReplicas i32 3; readyReplicas i32 7; "
+        "availableReplicas i32 4; unavailableReplicas i32 5; terminatingReplicas i32 9p; "
+        "conditions [map=type]@apps:DeploymentCondition 6; collisionCount i32 8p"),
     "ReplicaSetStatus": (
-        "replicas! i32; fullyLabeledReplicas i32; readyReplicas i32; availableReplicas i32; terminatingReplicas i32; "
-        "observedGeneration i64; conditions [map=type]@apps:ReplicaSetCondition"),
+        "replicas! i32 1; fullyLabeledReplicas i32 2; readyReplicas i32 4; availableReplicas i32 5; "
+        "terminatingReplicas i32 7p; observedGeneration i64 3; conditions [map=type]@apps:ReplicaSetCondition 6"),
     "StatefulSetSpec": (
-        "replicas i32; selector @meta:LabelSelector; template! @core:PodTemplateSpec; "
-        "volumeClaimTemplates [atomic]@core:PersistentVolumeClaim; serviceName s; podManagementPolicy s; "
-        "updateStrategy @apps:StatefulSetUpdateStrategy; revisionHistoryLimit i32; minReadySeconds i32; "
-        "persistentVolumeClaimRetentionPolicy @apps:StatefulSetPersistentVolumeClaimRetentionPolicy; "
-        "ordinals @apps:StatefulSetOrdinals"),
+        "replicas i32 1p; selector @meta:LabelSelector 2p; template! @core:PodTemplateSpec 3; "
+        "volumeClaimTemplates [atomic]@core:PersistentVolumeClaim 4; serviceName s 5; "
+        "podManagementPolicy s<PodManagementPolicyType> 6; updateStrategy @apps:StatefulSetUpdateStrategy 7; "
+        "revisionHistoryLimit i32 8p; minReadySeconds i32 9; "
+        "persistentVolumeClaimRetentionPolicy @apps:StatefulSetPersistentVolumeClaimRetentionPolicy 10p; "
+        "ordinals @apps:StatefulSetOrdinals 11p"),
     "StatefulSetStatus": (
-        "observedGeneration i64; replicas! i32; readyReplicas i32; currentReplicas i32; updatedReplicas i32; "
-        "currentRevision s; updateRevision s; collisionCount i32; conditions [map=type]@apps:StatefulSetCondition; "
-        "availableReplicas i32"),
+        "observedGeneration i64 1; replicas! i32 2; readyReplicas i32 3; currentReplicas i32 4; "
+        "updatedReplicas i32 5; currentRevision s 6; updateRevision s 7; collisionCount i32 9p; "
+        "conditions [map=type]@apps:StatefulSetCondition 10; availableReplicas i32 11"),
     "DaemonSetSpec": (
-        "selector @meta:LabelSelector 1; template! @core:PodTemplateSpec 2; "
+        "selector @meta:LabelSelector 1p; template! @core:PodTemplateSpec 2; "
         "updateStrategy @apps:DaemonSetUpdateStrategy 3; minReadySeconds i32 4; revisionHistoryLimit i32 6p"),
     "DaemonSetStatus": (
-        "currentNumberScheduled! i32; numberMisscheduled! i32; desiredNumberScheduled! i32; numberReady! i32; "
-        "observedGeneration i64; updatedNumberScheduled i32; numberAvailable i32; numberUnavailable i32; "
-        "collisionCount i32; conditions [map=type]@apps:DaemonSetCondition"),
+        "currentNumberScheduled! i32 1; numberMisscheduled! i32 2; desiredNumberScheduled! i32 3; "
+        "numberReady! i32 4; observedGeneration i64 5; updatedNumberScheduled i32 6; numberAvailable i32 7; "
+        "numberUnavailable i32 8; collisionCount i32 9p; conditions [map=type]@apps:DaemonSetCondition 10"),
     "DeploymentCondition": (
-        "type! s; status! s<ConditionStatus>; lastUpdateTime t; lastTransitionTime t; reason s; message s"),
-    "ReplicaSetCondition": "type! s; status! s<ConditionStatus>; lastTransitionTime t; reason s; message s",
-    "StatefulSetUpdateStrategy": "type s; rollingUpdate @apps:RollingUpdateStatefulSetStrategy",
-    "StatefulSetPersistentVolumeClaimRetentionPolicy": "whenDeleted s; whenScaled s",
-    "StatefulSetOrdinals": "start i32",
-    "StatefulSetCondition": "type! s; status! s; lastTransitionTime t; reason s; message s",
-    "DaemonSetUpdateStrategy": "type s 1; rollingUpdate @apps:RollingUpdateDaemonSet 2",
-    "DaemonSetCondition": "type! s; status! s; lastTransitionTime t; reason s; message s",
-    "RollingUpdateStatefulSetStrategy": "partition i32; maxUnavailable x",
+        "type! s<DeploymentConditionType> 1; status! s<ConditionStatus> 2; lastUpdateTime t 6; "
+        "lastTransitionTime t 7; reason s 4; message s 5"),
+    "ReplicaSetCondition": (
+        "type! s<ReplicaSetConditionType> 1; status! s<ConditionStatus> 2; lastTransitionTime t 3; reason s 4; "
+        "message s 5"),
+    "StatefulSetUpdateStrategy": (
+        "type s<StatefulSetUpdateStrategyType> 1; rollingUpdate @apps:RollingUpdateStatefulSetStrategy 2p"),
+    "StatefulSetPersistentVolumeClaimRetentionPolicy": (
+        "whenDeleted s<PersistentVolumeClaimRetentionPolicyType> 1; "
+        "whenScaled s<PersistentVolumeClaimRetentionPolicyType> 2"),
+    "StatefulSetOrdinals": "start i32 1",
+    "StatefulSetCondition": (
+        "type! s<StatefulSetConditionType> 1; status! s<ConditionStatus> 2; lastTransitionTime t 3; reason s 4; "
+        "message s 5"),
+    "DaemonSetUpdateStrategy": "type s<DaemonSetUpdateStrategyType> 1; rollingUpdate @apps:RollingUpdateDaemonSet 2p",
+    "DaemonSetCondition": (
+        "type! s<DaemonSetConditionType> 1; status! s<ConditionStatus> 2; lastTransitionTime t 3; reason s 4; "
+        "message s 5"),
+    "RollingUpdateStatefulSetStrategy": "partition i32 1p; maxUnavailable x 2p",
     "RollingUpdateDaemonSet": "maxUnavailable x 1p; maxSurge x 2p",
     "Deployment": (
         "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @apps:DeploymentSpec 2; "
         "status @apps:DeploymentStatus 3"),
     "DeploymentSpec": (
-        "replicas i32 1p; selector! @meta:LabelSelector 2; template! @core:PodTemplateSpec 3; "
+        "replicas i32 1p; selector! @meta:LabelSelector 2p; template! @core:PodTemplateSpec 3; "
         "strategy @apps:DeploymentStrategy 4; minReadySeconds i32 5; revisionHistoryLimit i32 6p; paused b 7; "
         "progressDeadlineSeconds i32 9p"),
-    "DeploymentStrategy": "type s<DeploymentStrategyType> 1; rollingUpdate @apps:RollingUpdateDeployment 2",
+    "DeploymentStrategy": "type s<DeploymentStrategyType> 1; rollingUpdate @apps:RollingUpdateDeployment 2p",
     "RollingUpdateDeployment": "maxUnavailable x 1p; maxSurge x 2p",
     "ReplicaSet": (
         "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @apps:ReplicaSetSpec 2; "
         "status @apps:ReplicaSetStatus 3"),
     "ReplicaSetSpec": (
-        "replicas i32 1p; minReadySeconds i32 4; selector! @meta:LabelSelector 2; template @core:PodTemplateSpec 3"),
+        "replicas i32 1p; minReadySeconds i32 4; selector! @meta:LabelSelector 2p; template @core:PodTemplateSpec 3"),
 }
 
 PROTOBUF_ONLY: frozenset[str] = frozenset()

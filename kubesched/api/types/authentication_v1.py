@@ -16,10 +16,11 @@ MESSAGES: dict[str, str] = {
         "metadata @meta:ObjectMeta 1; spec @authentication:TokenRequestSpec 2; "
         "status @authentication:TokenRequestStatus 3"),
     "TokenRequestSpec": (
-        "audiences []s 1; expirationSeconds i64 4p; boundObjectRef @authentication:BoundObjectReference 3"),
-    "BoundObjectReference": "kind s 1; apiVersion s 2; name s 3; uid s 4",
+        "audiences [atomic]s 1; expirationSeconds i64 4p; boundObjectRef @authentication:BoundObjectReference 3p"),
+    "BoundObjectReference": "kind s 1; apiVersion s 2; name s 3; uid s<types.UID> 4",
+    "TokenRequestStatus": "token! s 1; expirationTimestamp! t 2",
 }
 
 PROTOBUF_ONLY: frozenset[str] = frozenset({
-    "BoundObjectReference", "TokenRequest", "TokenRequestSpec",
+    "BoundObjectReference", "TokenRequest", "TokenRequestSpec", "TokenRequestStatus",
 })

@@ -14,8 +14,9 @@ from __future__ import annotations
 MESSAGES: dict[str, str] = {
     "Scale": "metadata @meta:ObjectMeta 1; spec @autoscaling:ScaleSpec 2; status @autoscaling:ScaleStatus 3",
     "ScaleSpec": "replicas i32 1",
+    "ScaleStatus": "replicas! i32 1; selector s 2",
 }
 
 PROTOBUF_ONLY: frozenset[str] = frozenset({
-    "Scale", "ScaleSpec",
+    "Scale", "ScaleSpec", "ScaleStatus",
 })

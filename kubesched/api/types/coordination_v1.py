@@ -12,7 +12,7 @@ MESSAGES: dict[str, str] = {
     "Lease": "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @coordination:LeaseSpec 2",
     "LeaseSpec": (
         "holderIdentity s 1p; leaseDurationSeconds i32 2p; acquireTime mt 3p; renewTime mt 4p; "
-        "leaseTransitions i32 5p; strategy s<CoordinatedLeaseStrategy>; preferredHolder s"),
+        "leaseTransitions i32 5p; strategy s<CoordinatedLeaseStrategy> 6p; preferredHolder s 7p"),
 }
 
 PROTOBUF_ONLY: frozenset[str] = frozenset()

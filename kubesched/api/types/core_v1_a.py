@@ -16,35 +16,38 @@ MESSAGES: dict[str, str] = {
     "Affinity": (
         "nodeAffinity @core:NodeAffinity 1p; podAffinity @core:PodAffinity 2p; "
         "podAntiAffinity @core:PodAntiAffinity 3p"),
-    "AppArmorProfile": "type! s 1; localhostProfile s 2p",
+    "AppArmorProfile": "type! s<AppArmorProfileType> 1; localhostProfile s 2p",
     "AttachedVolume": "name! s<UniqueVolumeName> 1; devicePath! s 2",
-    "AzureDiskVolumeSource": "diskName! s 1; diskURI! s 2; cachingMode s 3p; fsType s 4p; readOnly b 5p; kind s 6p",
-    "AzureFilePersistentVolumeSource": "secretName! s; shareName! s; readOnly b; secretNamespace s",
+    "AzureDiskVolumeSource": (
+        "diskName! s 1; diskURI! s 2; cachingMode s<AzureDataDiskCachingMode> 3p; fsType s 4p; readOnly b 5p; "
+        "kind s<AzureDataDiskKind> 6p"),
+    "AzureFilePersistentVolumeSource": "secretName! s 1; shareName! s 2; readOnly b 3; secretNamespace s 4p",
     "AzureFileVolumeSource": "secretName! s 1; shareName! s 2; readOnly b 3",
     "Binding": "metadata @meta:ObjectMeta 1; target @core:ObjectReference 2",
     "CSIPersistentVolumeSource": (
-        "driver! s; volumeHandle! s; readOnly b; fsType s; volumeAttributes {}s; "
-        "controllerPublishSecretRef @core:SecretReference; nodeStageSecretRef @core:SecretReference; "
-        "nodePublishSecretRef @core:SecretReference; controllerExpandSecretRef @core:SecretReference; "
-        "nodeExpandSecretRef @core:SecretReference"),
+        "driver! s 1; volumeHandle! s 2; readOnly b 3; fsType s 4; volumeAttributes {}s 5; "
+        "controllerPublishSecretRef @core:SecretReference 6p; nodeStageSecretRef @core:SecretReference 7p; "
+        "nodePublishSecretRef @core:SecretReference 8p; controllerExpandSecretRef @core:SecretReference 9p; "
+        "nodeExpandSecretRef @core:SecretReference 10p"),
     "CSIVolumeSource": (
         "driver! s 1; readOnly b 2p; fsType s 3p; volumeAttributes {}s 4; "
         "nodePublishSecretRef @core:LocalObjectReference 5p"),
-    "Capabilities": "add [atomic]s 1; drop [atomic]s 2",
+    "Capabilities": "add [atomic]s<Capability> 1; drop [atomic]s<Capability> 2",
     "CephFSPersistentVolumeSource": (
-        "monitors! [atomic]s; path s; user s; secretFile s; secretRef @core:SecretReference; readOnly b"),
+        "monitors! [atomic]s 1; path s 2; user s 3; secretFile s 4; secretRef @core:SecretReference 5p; readOnly b 6"),
     "CephFSVolumeSource": (
         "monitors! [atomic]s 1; path s 2; user s 3; secretFile s 4; secretRef @core:LocalObjectReference 5p; "
         "readOnly b 6"),
-    "CinderPersistentVolumeSource": "volumeID! s; fsType s; readOnly b; secretRef @core:SecretReference",
+    "CinderPersistentVolumeSource": "volumeID! s 1; fsType s 2; readOnly b 3; secretRef @core:SecretReference 4p",
     "CinderVolumeSource": "volumeID! s 1; fsType s 2; readOnly b 3; secretRef @core:LocalObjectReference 4p",
-    "ClientIPConfig": "timeoutSeconds i32",
+    "ClientIPConfig": "timeoutSeconds i32 1p",
     "ClusterTrustBundleProjection": (
         "name s 1p; signerName s 2p; labelSelector @meta:LabelSelector 3p; optional b 5p; path! s 4"),
     "ConfigMap": "apiVersion s; kind s; metadata @meta:ObjectMeta 1; data {}s 2; binaryData {}y 3; immutable b 4p",
     "ConfigMapEnvSource": "name s; optional b 2p; LocalObjectReference @core:LocalObjectReference 1n",
     "ConfigMapKeySelector": "name s; key! s 2; optional b 3p; LocalObjectReference @core:LocalObjectReference 1n",
-    "ConfigMapNodeConfigSource": "namespace! s 1; name! s 2; uid s 3; resourceVersion s 4; kubeletConfigKey! s 5",
+    "ConfigMapNodeConfigSource": (
+        "namespace! s 1; name! s 2; uid s<types.UID> 3; resourceVersion s 4; kubeletConfigKey! s 5"),
     "ConfigMapProjection": (
         "name s; items [atomic]@core:KeyToPath 2; optional b 4p; LocalObjectReference @core:LocalObjectReference 1n"),
     "ConfigMapVolumeSource": (
@@ -65,8 +68,9 @@ MESSAGES: dict[str, str] = {
     "ContainerImage": "names [atomic]s 1; sizeBytes i64 2",
     "ContainerPort": "name s 1; hostPort i32 2; containerPort! i32 3; protocol s<Protocol> 4; hostIP s 5",
     "ContainerResizePolicy": "resourceName! s<ResourceName> 1; restartPolicy! s<ResourceResizeRestartPolicy> 2",
-    "ContainerRestartRule": "action! s 1; exitCodes @core:ContainerRestartRuleOnExitCodes 2p",
-    "ContainerRestartRuleOnExitCodes": "operator! s 1; values [set]i32 2",
+    "ContainerRestartRule": (
+        "action! s<ContainerRestartRuleAction> 1; exitCodes @core:ContainerRestartRuleOnExitCodes 2p"),
+    "ContainerRestartRuleOnExitCodes": "operator! s<ContainerRestartRuleOnExitCodesOperator> 1; values [set]i32 2",
     "ContainerState": (
         "waiting @core:ContainerStateWaiting 1p; running @core:ContainerStateRunning 2p; "
         "terminated @core:ContainerStateTerminated 3p"),
@@ -78,7 +82,8 @@ MESSAGES: dict[str, str] = {
         "name! s 1; state @core:ContainerState 2; lastState @core:ContainerState 3; ready! b 4; restartCount! i32 5; "
         "image! s 6; imageID! s 7; containerID s 8; started b 9p; allocatedResources {ResourceList}q 10; "
         "resources @core:ResourceRequirements 11p; volumeMounts [map=mountPath]@core:VolumeMountStatus 12; "
-        "user @core:ContainerUser 13p; allocatedResourcesStatus [map=name]@core:ResourceStatus 14; stopSignal s 15p"),
+        "user @core:ContainerUser 13p; allocatedResourcesStatus [map=name]@core:ResourceStatus 14; "
+        "stopSignal s<Signal> 15p"),
     "ContainerUser": "linux @core:LinuxContainerUser 1p",
     "DaemonEndpoint": "Port! i32 1",
     "DownwardAPIProjection": "items [atomic]@core:DownwardAPIVolumeFile 1",
@@ -86,7 +91,7 @@ MESSAGES: dict[str, str] = {
         "path! s 1; fieldRef @core:ObjectFieldSelector 2p; resourceFieldRef @core:ResourceFieldSelector 3p; "
         "mode i32 4p"),
     "DownwardAPIVolumeSource": "items [atomic]@core:DownwardAPIVolumeFile 1; defaultMode i32 2p",
-    "EmptyDirVolumeSource": "medium s 1; sizeLimit q 2p",
+    "EmptyDirVolumeSource": "medium s<StorageMedium> 1; sizeLimit q 2p",
     "EnvFromSource": "prefix s 1; configMapRef @core:ConfigMapEnvSource 2p; secretRef @core:SecretEnvSource 3p",
     "EnvVar": "name! s 1; value s 2; valueFrom @core:EnvVarSource 3p",
     "EnvVarSource": (
@@ -105,63 +110,68 @@ MESSAGES: dict[str, str] = {
         "securityContext @core:SecurityContext; stdin b; stdinOnce b; tty b; targetContainerName s 2; "
         "EphemeralContainerCommon @core:EphemeralContainerCommon 1n"),
     "EphemeralContainerCommon": (
-        "name s 1; image s 2; command []s 3; args []s 4; workingDir s 5; ports []@core:ContainerPort 6; "
-        "env []@core:EnvVar 7; resources @core:ResourceRequirements 8; volumeMounts []@core:VolumeMount 9; "
+        "name s 1; image s 2; command [atomic]s 3; args [atomic]s 4; workingDir s 5; "
+        "ports [map=containerPort,protocol]@core:ContainerPort 6; env [map=name]@core:EnvVar 7; "
+        "resources @core:ResourceRequirements 8; volumeMounts [map=mountPath]@core:VolumeMount 9; "
         "livenessProbe @core:Probe 10p; readinessProbe @core:Probe 11p; lifecycle @core:Lifecycle 12p; "
-        "terminationMessagePath s 13; imagePullPolicy s 14; securityContext @core:SecurityContext 15p; stdin b 16; "
-        "stdinOnce b 17; tty b 18; envFrom []@core:EnvFromSource 19; terminationMessagePolicy s 20; "
-        "volumeDevices []@core:VolumeDevice 21; startupProbe @core:Probe 22p; "
-        "resizePolicy []@core:ContainerResizePolicy 23; restartPolicy s 24p; "
-        "restartPolicyRules []@core:ContainerRestartRule 25"),
+        "terminationMessagePath s 13; imagePullPolicy s<PullPolicy> 14; securityContext @core:SecurityContext 15p; "
+        "stdin b 16; stdinOnce b 17; tty b 18; envFrom [atomic]@core:EnvFromSource 19; "
+        "terminationMessagePolicy s<TerminationMessagePolicy> 20; "
+        "volumeDevices [map=devicePath]@core:VolumeDevice 21; startupProbe @core:Probe 22p; "
+        "resizePolicy [atomic]@core:ContainerResizePolicy 23; restartPolicy s<ContainerRestartPolicy> 24p; "
+        "restartPolicyRules [atomic]@core:ContainerRestartRule 25"),
     "EphemeralVolumeSource": "volumeClaimTemplate @core:PersistentVolumeClaimTemplate 1p",
     "Event": (
         "apiVersion s; kind s; metadata! @meta:ObjectMeta 1; involvedObject! @core:ObjectReference 2; reason s 3; "
         "message s 4; source @core:EventSource 5; firstTimestamp t 6; lastTimestamp t 7; count i32 8; type s 9; "
-        "eventTime mt 10; series @core:EventSeries 11; action s 12; related @core:ObjectReference 13; "
+        "eventTime mt 10; series @core:EventSeries 11p; action s 12; related @core:ObjectReference 13p; "
         "reportingComponent s 14; reportingInstance s 15"),
     "EventSeries": "count i32 1; lastObservedTime mt 2",
     "EventSource": "component s 1; host s 2",
     "ExecAction": "command [atomic]s 1",
     "FCVolumeSource": "targetWWNs [atomic]s 1; lun i32 2p; fsType s 3; readOnly b 4; wwids [atomic]s 5",
     "FileKeySelector": "volumeName! s 1; path! s 2; key! s 3; optional b 4p",
-    "FlexPersistentVolumeSource": "driver! s; fsType s; secretRef @core:SecretReference; readOnly b; options {}s",
+    "FlexPersistentVolumeSource": (
+        "driver! s 1; fsType s 2; secretRef @core:SecretReference 3p; readOnly b 4; options {}s 5"),
     "FlexVolumeSource": "driver! s 1; fsType s 2; secretRef @core:LocalObjectReference 3p; readOnly b 4; options {}s 5",
     "FlockerVolumeSource": "datasetName s 1; datasetUUID s 2",
     "GCEPersistentDiskVolumeSource": "pdName! s 1; fsType s 2; partition i32 3; readOnly b 4",
     "GRPCAction": "port! i32 1; service s 2p",
     "GitRepoVolumeSource": "repository! s 1; revision s 2; directory s 3",
-    "GlusterfsPersistentVolumeSource": "endpoints! s; path! s; readOnly b; endpointsNamespace s",
+    "GlusterfsPersistentVolumeSource": "endpoints! s 1; path! s 2; readOnly b 3; endpointsNamespace s 4p",
     "GlusterfsVolumeSource": "endpoints! s 1; path! s 2; readOnly b 3",
-    "HTTPGetAction": "path s 1; port! x 2; host s 3; scheme s 4; httpHeaders [atomic]@core:HTTPHeader 5",
+    "HTTPGetAction": "path s 1; port! x 2; host s 3; scheme s<URIScheme> 4; httpHeaders [atomic]@core:HTTPHeader 5",
     "HTTPHeader": "name! s 1; value! s 2",
     "HostAlias": "ip! s 1; hostnames [atomic]s 2",
     "HostIP": "ip! s 1",
-    "HostPathVolumeSource": "path! s 1; type s 2p",
+    "HostPathVolumeSource": "path! s 1; type s<HostPathType> 2p",
     "ISCSIPersistentVolumeSource": (
-        "targetPortal! s; iqn! s; lun! i32; iscsiInterface s; fsType s; readOnly b; portals [atomic]s; "
-        "chapAuthDiscovery b; chapAuthSession b; secretRef @core:SecretReference; initiatorName s"),
+        "targetPortal! s 1; iqn! s 2; lun! i32 3; iscsiInterface s 4; fsType s 5; readOnly b 6; portals [atomic]s 7; "
+        "chapAuthDiscovery b 8; chapAuthSession b 11; secretRef @core:SecretReference 10p; initiatorName s 12p"),
     "ISCSIVolumeSource": (
         "targetPortal! s 1; iqn! s 2; lun! i32 3; iscsiInterface s 4; fsType s 5; readOnly b 6; portals [atomic]s 7; "
         "chapAuthDiscovery b 8; chapAuthSession b 11; secretRef @core:LocalObjectReference 10p; initiatorName s 12p"),
-    "ImageVolumeSource": "reference s 1; pullPolicy s 2",
+    "ImageVolumeSource": "reference s 1; pullPolicy s<PullPolicy> 2",
     "KeyToPath": "key! s 1; path! s 2; mode i32 3p",
-    "Lifecycle": "postStart @core:LifecycleHandler 1p; preStop @core:LifecycleHandler 2p; stopSignal s 3p",
+    "Lifecycle": "postStart @core:LifecycleHandler 1p; preStop @core:LifecycleHandler 2p; stopSignal s<Signal> 3p",
     "LifecycleHandler": (
         "exec @core:ExecAction 1p; httpGet @core:HTTPGetAction 2p; tcpSocket @core:TCPSocketAction 3p; "
         "sleep @core:SleepAction 4p"),
     "LinuxContainerUser": "uid! i64 1; gid! i64 2; supplementalGroups [atomic]i64 3",
-    "LoadBalancerIngress": "ip s; hostname s; ipMode s; ports [atomic]@core:PortStatus",
-    "LoadBalancerStatus": "ingress [atomic]@core:LoadBalancerIngress",
+    "LoadBalancerIngress": "ip s 1; hostname s 2; ipMode s<LoadBalancerIPMode> 3p; ports [atomic]@core:PortStatus 4",
+    "LoadBalancerStatus": "ingress [atomic]@core:LoadBalancerIngress 1",
     "LocalObjectReference": "name s 1",
-    "LocalVolumeSource": "path! s; fsType s",
-    "ModifyVolumeStatus": "targetVolumeAttributesClassName s; status! s",
+    "LocalVolumeSource": "path! s 1; fsType s 2p",
+    "ModifyVolumeStatus": "targetVolumeAttributesClassName s 1; status! s<PersistentVolumeClaimModifyVolumeStatus> 2",
     "NFSVolumeSource": "server! s 1; path! s 2; readOnly b 3",
     "Namespace": (
         "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @core:NamespaceSpec 2; "
         "status @core:NamespaceStatus 3"),
-    "NamespaceCondition": "type! s; status! s; lastTransitionTime t; reason s; message s",
+    "NamespaceCondition": (
+        "type! s<NamespaceConditionType> 1; status! s<ConditionStatus> 2; lastTransitionTime t 4; reason s 5; "
+        "message s 6"),
     "NamespaceSpec": "finalizers [atomic]s<FinalizerName> 1",
-    "NamespaceStatus": "phase s<NamespacePhase> 1; conditions [map=type]@core:NamespaceCondition",
+    "NamespaceStatus": "phase s<NamespacePhase> 1; conditions [map=type]@core:NamespaceCondition 2",
     "Node": "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @core:NodeSpec 2; status @core:NodeStatus 3",
     "NodeAddress": "type! s<NodeAddressType> 1; address! s 2",
     "NodeAffinity": (
@@ -200,26 +210,31 @@ MESSAGES: dict[str, str] = {
         "containerRuntimeVersion! s 6; kubeletVersion! s 7; kubeProxyVersion! s 8; operatingSystem! s 9; "
         "architecture! s 10; swap @core:NodeSwapStatus 11p"),
     "ObjectFieldSelector": "apiVersion s 1; fieldPath! s 2",
-    "ObjectReference": "kind s 1; namespace s 2; name s 3; uid s 4; apiVersion s 5; resourceVersion s 6; fieldPath s 7",
+    "ObjectReference": (
+        "kind s 1; namespace s 2; name s 3; uid s<types.UID> 4; apiVersion s 5; resourceVersion s 6; fieldPath s 7"),
     "PersistentVolume": (
-        "apiVersion s; kind s; metadata @meta:ObjectMeta; spec @core:PersistentVolumeSpec; "
-        "status @core:PersistentVolumeStatus"),
+        "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @core:PersistentVolumeSpec 2; "
+        "status @core:PersistentVolumeStatus 3"),
     "PersistentVolumeClaim": (
-        "apiVersion s; kind s; metadata @meta:ObjectMeta; spec @core:PersistentVolumeClaimSpec; "
-        "status @core:PersistentVolumeClaimStatus"),
-    "PersistentVolumeClaimCondition": "type! s; status! s; lastProbeTime t; lastTransitionTime t; reason s; message s",
+        "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @core:PersistentVolumeClaimSpec 2; "
+        "status @core:PersistentVolumeClaimStatus 3"),
+    "PersistentVolumeClaimCondition": (
+        "type! s<PersistentVolumeClaimConditionType> 1; status! s<ConditionStatus> 2; lastProbeTime t 3; "
+        "lastTransitionTime t 4; reason s 5; message s 6"),
     "PersistentVolumeClaimSpec": (
-        "accessModes [atomic]s 1; selector @meta:LabelSelector 4p; resources @core:VolumeResourceRequirements 2; "
-        "volumeName s 3; storageClassName s 5p; volumeMode s 6p; dataSource @core:TypedLocalObjectReference 7p; "
+        "accessModes [atomic]s<PersistentVolumeAccessMode> 1; selector @meta:LabelSelector 4p; "
+        "resources @core:VolumeResourceRequirements 2; volumeName s 3; storageClassName s 5p; "
+        "volumeMode s<PersistentVolumeMode> 6p; dataSource @core:TypedLocalObjectReference 7p; "
         "dataSourceRef @core:TypedObjectReference 8p; volumeAttributesClassName s 9p"),
     "PersistentVolumeClaimStatus": (
-        "phase s; accessModes [atomic]s; capacity {}q; conditions [map=type]@core:PersistentVolumeClaimCondition; "
-        "allocatedResources {}q; allocatedResourceStatuses {}s; currentVolumeAttributesClassName s; "
-        "modifyVolumeStatus @core:ModifyVolumeStatus"),
+        "phase s<PersistentVolumeClaimPhase> 1; accessModes [atomic]s<PersistentVolumeAccessMode> 2; "
+        "capacity {ResourceList}q 3; conditions [map=type]@core:PersistentVolumeClaimCondition 4; "
+        "allocatedResources {ResourceList}q 5; allocatedResourceStatuses {}s 7; "
+        "currentVolumeAttributesClassName s 8p; modifyVolumeStatus @core:ModifyVolumeStatus 9p"),
     "PersistentVolumeClaimTemplate": "metadata @meta:ObjectMeta 1; spec! @core:PersistentVolumeClaimSpec 2",
     "PersistentVolumeClaimVolumeSource": "claimName! s 1; readOnly b 2",
     "PersistentVolumeSpec": (
-        "capacity {}q; gcePersistentDisk @core:GCEPersistentDiskVolumeSource; "
+        "capacity {ResourceList}q 1; gcePersistentDisk @core:GCEPersistentDiskVolumeSource; "
         "awsElasticBlockStore @core:AWSElasticBlockStoreVolumeSource; hostPath @core:HostPathVolumeSource; "
         "glusterfs @core:GlusterfsPersistentVolumeSource; nfs @core:NFSVolumeSource; "
         "rbd @core:RBDPersistentVolumeSource; iscsi @core:ISCSIPersistentVolumeSource; "
@@ -230,11 +245,26 @@ MESSAGES: dict[str, str] = {
         "photonPersistentDisk @core:PhotonPersistentDiskVolumeSource; portworxVolume @core:PortworxVolumeSource; "
         "scaleIO @core:ScaleIOPersistentVolumeSource; local @core:LocalVolumeSource; "
         "storageos @core:StorageOSPersistentVolumeSource; csi @core:CSIPersistentVolumeSource; "
-        "accessModes [atomic]s; claimRef @core:ObjectReference; persistentVolumeReclaimPolicy s; storageClassName s; "
-        "mountOptions [atomic]s; volumeMode s; nodeAffinity @core:VolumeNodeAffinity; volumeAttributesClassName s"),
-    "PersistentVolumeStatus": "phase s; message s; reason s; lastPhaseTransitionTime t",
+        "accessModes [atomic]s<PersistentVolumeAccessMode> 3; claimRef @core:ObjectReference 4p; "
+        "persistentVolumeReclaimPolicy s<PersistentVolumeReclaimPolicy> 5; storageClassName s 6; "
+        "mountOptions [atomic]s 7; volumeMode s<PersistentVolumeMode> 8p; nodeAffinity @core:VolumeNodeAffinity 9p; "
+        "volumeAttributesClassName s 10p; PersistentVolumeSource @core:PersistentVolumeSource 2n"),
+    "PersistentVolumeStatus": "phase s<PersistentVolumePhase> 1; message s 2; reason s 3; lastPhaseTransitionTime t 4p",
+    "PersistentVolumeSource": (
+        "gcePersistentDisk @core:GCEPersistentDiskVolumeSource 1p; "
+        "awsElasticBlockStore @core:AWSElasticBlockStoreVolumeSource 2p; hostPath @core:HostPathVolumeSource 3p; "
+        "glusterfs @core:GlusterfsPersistentVolumeSource 4p; nfs @core:NFSVolumeSource 5p; "
+        "rbd @core:RBDPersistentVolumeSource 6p; iscsi @core:ISCSIPersistentVolumeSource 7p; "
+        "cinder @core:CinderPersistentVolumeSource 8p; cephfs @core:CephFSPersistentVolumeSource 9p; "
+        "fc @core:FCVolumeSource 10p; flocker @core:FlockerVolumeSource 11p; "
+        "flexVolume @core:FlexPersistentVolumeSource 12p; azureFile @core:AzureFilePersistentVolumeSource 13p; "
+        "vsphereVolume @core:VsphereVirtualDiskVolumeSource 14p; quobyte @core:QuobyteVolumeSource 15p; "
+        "azureDisk @core:AzureDiskVolumeSource 16p; photonPersistentDisk @core:PhotonPersistentDiskVolumeSource 17p; "
+        "portworxVolume @core:PortworxVolumeSource 18p; scaleIO @core:ScaleIOPersistentVolumeSource 19p; "
+        "local @core:LocalVolumeSource 20p; storageos @core:StorageOSPersistentVolumeSource 21p; "
+        "csi @core:CSIPersistentVolumeSource 22p"),
 }
 
 PROTOBUF_ONLY: frozenset[str] = frozenset({
-    "Binding", "EphemeralContainerCommon",
+    "Binding", "EphemeralContainerCommon", "PersistentVolumeSource",
 })

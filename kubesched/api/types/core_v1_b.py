@@ -42,9 +42,9 @@ MESSAGES: dict[str, str] = {
     "PodSecurityContext": (
         "seLinuxOptions @core:SELinuxOptions 1p; windowsOptions @core:WindowsSecurityContextOptions 8p; "
         "runAsUser i64 2p; runAsGroup i64 6p; runAsNonRoot b 3p; supplementalGroups [atomic]i64 4; "
-        "supplementalGroupsPolicy s 12p; fsGroup i64 5p; sysctls [atomic]@core:Sysctl 7; fsGroupChangePolicy s 9p; "
-        "seccompProfile @core:SeccompProfile 10p; appArmorProfile @core:AppArmorProfile 11p; "
-        "seLinuxChangePolicy s 13p"),
+        "supplementalGroupsPolicy s<SupplementalGroupsPolicy> 12p; fsGroup i64 5p; sysctls [atomic]@core:Sysctl 7; "
+        "fsGroupChangePolicy s<PodFSGroupChangePolicy> 9p; seccompProfile @core:SeccompProfile 10p; "
+        "appArmorProfile @core:AppArmorProfile 11p; seLinuxChangePolicy s<PodSELinuxChangePolicy> 13p"),
     "PodSpec": (
         "volumes [map=name]@core:Volume 1; initContainers [map=name]@core:Container 20; "
         "containers! [map=name]@core:Container 2; ephemeralContainers [map=name]@core:EphemeralContainer 34; "
@@ -69,10 +69,10 @@ MESSAGES: dict[str, str] = {
         "ephemeralContainerStatuses [atomic]@core:ContainerStatus 13; resize s<PodResizeStatus> 14; "
         "resourceClaimStatuses [map=name]@core:PodResourceClaimStatus 15; "
         "extendedResourceClaimStatus @core:PodExtendedResourceClaimStatus 18p; "
-        # pod-level in-place resize (InPlacePodLevelResourcesVerticalScaling, 1.35+), JSON only
-        "allocatedResources {ResourceList}q; resources @core:ResourceRequirements"),
+        # pod-level in-place resize (InPlacePodLevelResourcesVerticalScaling, 1.35+)
+        "allocatedResources {ResourceList}q 19; resources @core:ResourceRequirements 20p"),
     "PodTemplateSpec": "metadata @meta:ObjectMeta 1; spec @core:PodSpec 2",
-    "PortStatus": "port! i32; protocol! s; error s",
+    "PortStatus": "port! i32 1; protocol! s<Protocol> 2; error s 3p",
     "PortworxVolumeSource": "volumeID! s 1; fsType s 2; readOnly b 3",
     "PreferredSchedulingTerm": "weight! i32 1; preference! @core:NodeSelectorTerm 2",
     "Probe": (
@@ -85,65 +85,72 @@ MESSAGES: dict[str, str] = {
     "ProjectedVolumeSource": "sources [atomic]@core:VolumeProjection 1; defaultMode i32 2p",
     "QuobyteVolumeSource": "registry! s 1; volume! s 2; readOnly b 3; user s 4; group s 5; tenant s 6",
     "RBDPersistentVolumeSource": (
-        "monitors! [atomic]s; image! s; fsType s; pool s; user s; keyring s; secretRef @core:SecretReference; "
-        "readOnly b"),
+        "monitors! [atomic]s 1; image! s 2; fsType s 3; pool s 4; user s 5; keyring s 6; "
+        "secretRef @core:SecretReference 7p; readOnly b 8"),
     "RBDVolumeSource": (
         "monitors! [atomic]s 1; image! s 2; fsType s 3; pool s 4; user s 5; keyring s 6; "
         "secretRef @core:LocalObjectReference 7p; readOnly b 8"),
     "ReplicationController": (
-        "apiVersion s; kind s; metadata @meta:ObjectMeta; spec @core:ReplicationControllerSpec; "
-        "status @core:ReplicationControllerStatus"),
-    "ReplicationControllerCondition": "type! s; status! s; lastTransitionTime t; reason s; message s",
-    "ReplicationControllerSpec": "replicas i32; minReadySeconds i32; selector {}s; template @core:PodTemplateSpec",
+        "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @core:ReplicationControllerSpec 2; "
+        "status @core:ReplicationControllerStatus 3"),
+    "ReplicationControllerCondition": (
+        "type! s<ReplicationControllerConditionType> 1; status! s<ConditionStatus> 2; lastTransitionTime t 3; "
+        "reason s 4; message s 5"),
+    "ReplicationControllerSpec": (
+        "replicas i32 1p; minReadySeconds i32 4; selector {}s 2; template @core:PodTemplateSpec 3p"),
     "ReplicationControllerStatus": (
-        "replicas! i32; fullyLabeledReplicas i32; readyReplicas i32; availableReplicas i32; observedGeneration i64; "
-        "conditions [map=type]@core:ReplicationControllerCondition"),
+        "replicas! i32 1; fullyLabeledReplicas i32 2; readyReplicas i32 4; availableReplicas i32 5; "
+        "observedGeneration i64 3; conditions [map=type]@core:ReplicationControllerCondition 6"),
     "ResourceClaim": "name! s 1; request s 2",
     "ResourceFieldSelector": "containerName s 1; resource! s 2; divisor q 3",
-    "ResourceHealth": "resourceID! s 1; health s 2",
+    "ResourceHealth": "resourceID! s<ResourceID> 1; health s<ResourceHealthStatus> 2",
     "ResourceRequirements": (
         "limits {ResourceList}q 1; requests {ResourceList}q 2; claims [map=name]@core:ResourceClaim 3"),
-    "ResourceStatus": "name! s 1; resources [map=resourceID]@core:ResourceHealth 2",
+    "ResourceStatus": "name! s<ResourceName> 1; resources [map=resourceID]@core:ResourceHealth 2",
     "SELinuxOptions": "user s 1; role s 2; type s 3; level s 4",
     "ScaleIOPersistentVolumeSource": (
-        "gateway! s; system! s; secretRef @core:SecretReference; sslEnabled b; protectionDomain s; storagePool s; "
-        "storageMode s; volumeName s; fsType s; readOnly b"),
+        "gateway! s 1; system! s 2; secretRef @core:SecretReference 3p; sslEnabled b 4; protectionDomain s 5; "
+        "storagePool s 6; storageMode s 7; volumeName s 8; fsType s 9; readOnly b 10"),
     "ScaleIOVolumeSource": (
         "gateway! s 1; system! s 2; secretRef @core:LocalObjectReference 3p; sslEnabled b 4; protectionDomain s 5; "
         "storagePool s 6; storageMode s 7; volumeName s 8; fsType s 9; readOnly b 10"),
-    "SeccompProfile": "type! s 1; localhostProfile s 2p",
+    "SeccompProfile": "type! s<SeccompProfileType> 1; localhostProfile s 2p",
     "Secret": (
-        "apiVersion s; kind s; metadata @meta:ObjectMeta 1; data {}y 2; stringData {}s 4; type s 3; immutable b 5p"),
+        "apiVersion s; kind s; metadata @meta:ObjectMeta 1; data {}y 2; stringData {}s 4; type s<SecretType> 3; "
+        "immutable b 5p"),
     "SecretEnvSource": "name s; optional b 2p; LocalObjectReference @core:LocalObjectReference 1n",
     "SecretKeySelector": "name s; key! s 2; optional b 3p; LocalObjectReference @core:LocalObjectReference 1n",
     "SecretProjection": (
         "name s; items [atomic]@core:KeyToPath 2; optional b 4p; LocalObjectReference @core:LocalObjectReference 1n"),
-    "SecretReference": "name s; namespace s",
+    "SecretReference": "name s 1; namespace s 2",
     "SecretVolumeSource": "secretName s 1; items [atomic]@core:KeyToPath 2; defaultMode i32 3p; optional b 4p",
     "SecurityContext": (
         "capabilities @core:Capabilities 1p; privileged b 2p; seLinuxOptions @core:SELinuxOptions 3p; "
         "windowsOptions @core:WindowsSecurityContextOptions 10p; runAsUser i64 4p; runAsGroup i64 8p; "
-        "runAsNonRoot b 5p; readOnlyRootFilesystem b 6p; allowPrivilegeEscalation b 7p; procMount s 9p; "
-        "seccompProfile @core:SeccompProfile 11p; appArmorProfile @core:AppArmorProfile 12p"),
+        "runAsNonRoot b 5p; readOnlyRootFilesystem b 6p; allowPrivilegeEscalation b 7p; "
+        "procMount s<ProcMountType> 9p; seccompProfile @core:SeccompProfile 11p; "
+        "appArmorProfile @core:AppArmorProfile 12p"),
     "Service": (
         "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @core:ServiceSpec 2; status @core:ServiceStatus 3"),
     "ServiceAccount": (
         "apiVersion s; kind s; metadata @meta:ObjectMeta 1; secrets [map=name]@core:ObjectReference 2; "
         "imagePullSecrets [atomic]@core:LocalObjectReference 3; automountServiceAccountToken b 4p"),
     "ServiceAccountTokenProjection": "audience s 1; expirationSeconds i64 2p; path! s 3",
-    "ServicePort": "name s 1; protocol s 2; appProtocol s; port! i32 3; targetPort x 4; nodePort i32 5",
+    "ServicePort": "name s 1; protocol s<Protocol> 2; appProtocol s 6p; port! i32 3; targetPort x 4; nodePort i32 5",
     "ServiceSpec": (
         "ports [map=port,protocol]@core:ServicePort 1; selector {}s 2; clusterIP s 3; clusterIPs [atomic]s 18; "
-        "type s 4; externalIPs [atomic]s 5; sessionAffinity s 7; loadBalancerIP s; "
-        "loadBalancerSourceRanges [atomic]s; externalName s 10; externalTrafficPolicy s; healthCheckNodePort i32; "
-        "publishNotReadyAddresses b; sessionAffinityConfig @core:SessionAffinityConfig; ipFamilies [atomic]s; "
-        "ipFamilyPolicy s; allocateLoadBalancerNodePorts b; loadBalancerClass s; internalTrafficPolicy s; "
-        "trafficDistribution s"),
-    "ServiceStatus": "loadBalancer @core:LoadBalancerStatus; conditions [map=type]@meta:Condition",
-    "SessionAffinityConfig": "clientIP @core:ClientIPConfig",
+        "type s<ServiceType> 4; externalIPs [atomic]s 5; sessionAffinity s<ServiceAffinity> 7; loadBalancerIP s 8; "
+        "loadBalancerSourceRanges [atomic]s 9; externalName s 10; "
+        "externalTrafficPolicy s<ServiceExternalTrafficPolicy> 11; healthCheckNodePort i32 12; "
+        "publishNotReadyAddresses b 13; sessionAffinityConfig @core:SessionAffinityConfig 14p; "
+        "ipFamilies [atomic]s<IPFamily> 19; ipFamilyPolicy s<IPFamilyPolicy> 17p; "
+        "allocateLoadBalancerNodePorts b 20p; loadBalancerClass s 21p; "
+        "internalTrafficPolicy s<ServiceInternalTrafficPolicy> 22p; trafficDistribution s 23p"),
+    "ServiceStatus": "loadBalancer @core:LoadBalancerStatus 1; conditions [map=type]@meta:Condition 2",
+    "SessionAffinityConfig": "clientIP @core:ClientIPConfig 1p",
     "SleepAction": "seconds! i64 1",
     "StorageOSPersistentVolumeSource": (
-        "volumeName s; volumeNamespace s; fsType s; readOnly b; secretRef @core:ObjectReference"),
+        "volumeName s 1; volumeNamespace s 2; fsType s 3; readOnly b 4; secretRef @core:ObjectReference 5p"),
     "StorageOSVolumeSource": (
         "volumeName s 1; volumeNamespace s 2; fsType s 3; readOnly b 4; secretRef @core:LocalObjectReference 5p"),
     "Sysctl": "name! s 1; value! s 2",
@@ -151,8 +158,8 @@ MESSAGES: dict[str, str] = {
     "Taint": "key! s 1; value s 2; effect! s<TaintEffect> 3; timeAdded t 4p",
     "Toleration": (
         "key s 1; operator s<TolerationOperator> 2; value s 3; effect s<TaintEffect> 4; tolerationSeconds i64 5p"),
-    "TopologySelectorLabelRequirement": "key! s; values! [atomic]s",
-    "TopologySelectorTerm": "matchLabelExpressions [atomic]@core:TopologySelectorLabelRequirement",
+    "TopologySelectorLabelRequirement": "key! s 1; values! [atomic]s 2",
+    "TopologySelectorTerm": "matchLabelExpressions [atomic]@core:TopologySelectorLabelRequirement 1",
     "TopologySpreadConstraint": (
         "maxSkew! i32 1; topologyKey! s 2; whenUnsatisfiable! s<UnsatisfiableConstraintAction> 3; "
         "labelSelector @meta:LabelSelector 4p; minDomains i32 5p; nodeAffinityPolicy s<NodeInclusionPolicy> 6p; "
@@ -178,13 +185,13 @@ MESSAGES: dict[str, str] = {
     "VolumeMount": (
         "name! s 1; readOnly b 2; recursiveReadOnly s<RecursiveReadOnlyMode> 7p; mountPath! s 3; subPath s 4; "
         "mountPropagation s<MountPropagationMode> 5p; subPathExpr s 6; bindMountOptions [set]s 8"),
-    "VolumeMountStatus": "name! s 1; mountPath! s 2; readOnly b 3; recursiveReadOnly s 4p",
-    "VolumeNodeAffinity": "required @core:NodeSelector",
+    "VolumeMountStatus": "name! s 1; mountPath! s 2; readOnly b 3; recursiveReadOnly s<RecursiveReadOnlyMode> 4p",
+    "VolumeNodeAffinity": "required @core:NodeSelector 1p",
     "VolumeProjection": (
         "secret @core:SecretProjection 1p; downwardAPI @core:DownwardAPIProjection 2p; "
         "configMap @core:ConfigMapProjection 3p; serviceAccountToken @core:ServiceAccountTokenProjection 4p; "
         "clusterTrustBundle @core:ClusterTrustBundleProjection 5p; podCertificate @core:PodCertificateProjection 6p"),
-    "VolumeResourceRequirements": "limits {}q 1; requests {}q 2",
+    "VolumeResourceRequirements": "limits {ResourceList}q 1; requests {ResourceList}q 2",
     "VolumeSource": (
         "hostPath @core:HostPathVolumeSource 1p; emptyDir @core:EmptyDirVolumeSource 2p; "
         "gcePersistentDisk @core:GCEPersistentDiskVolumeSource 3p; "

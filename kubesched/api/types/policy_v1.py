@@ -16,12 +16,12 @@ MESSAGES: dict[str, str] = {
         "apiVersion s; kind s; metadata @meta:ObjectMeta 1; spec @policy:PodDisruptionBudgetSpec 2; "
         "status @policy:PodDisruptionBudgetStatus 3"),
     "PodDisruptionBudgetSpec": (
-        "minAvailable x 1p; selector @meta:LabelSelector 2; maxUnavailable x 3p; "
+        "minAvailable x 1p; selector @meta:LabelSelector 2p; maxUnavailable x 3p; "
         "unhealthyPodEvictionPolicy s<UnhealthyPodEvictionPolicyType> 4p"),
     "PodDisruptionBudgetStatus": (
-        "observedGeneration i64; disruptedPods {}t; disruptionsAllowed! i32; currentHealthy! i32; "
-        "desiredHealthy! i32; expectedPods! i32; conditions [map=type]@meta:Condition"),
-    "Eviction": "metadata @meta:ObjectMeta 1; deleteOptions @meta:DeleteOptions 2",
+        "observedGeneration i64 1; disruptedPods {}t 2; disruptionsAllowed! i32 3; currentHealthy! i32 4; "
+        "desiredHealthy! i32 5; expectedPods! i32 6; conditions [map=type]@meta:Condition 7"),
+    "Eviction": "metadata @meta:ObjectMeta 1; deleteOptions @meta:DeleteOptions 2p",
 }
 
 PROTOBUF_ONLY: frozenset[str] = frozenset({

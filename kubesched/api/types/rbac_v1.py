@@ -12,7 +12,7 @@ MESSAGES: dict[str, str] = {
     "Role": "apiVersion s; kind s; metadata @meta:ObjectMeta 1; rules [atomic]@rbac:PolicyRule 2",
     "ClusterRole": (
         "apiVersion s; kind s; metadata @meta:ObjectMeta 1; rules [atomic]@rbac:PolicyRule 2; "
-        "aggregationRule @rbac:AggregationRule 3"),
+        "aggregationRule @rbac:AggregationRule 3p"),
     "RoleBinding": (
         "apiVersion s; kind s; metadata @meta:ObjectMeta 1; subjects [atomic]@rbac:Subject 2; "
         "roleRef! @rbac:RoleRef 3"),

@@ -35,7 +35,6 @@ from starlette.requests import ClientDisconnect, Request
 
 from kubesched.server.apiserver import decoding
 from kubesched.server.apiserver.http import bodies
-from kubesched.server.apiserver.strategies import shapes
 from kubesched.server.apiserver.app import build_app
 from kubesched.server.apiserver.apply.managed import track_update
 from kubesched.server.apiserver.errors import ApiError
@@ -385,59 +384,6 @@ def test_fast_path_answers_as_the_router(two_apps: tuple[Any, Any]) -> None:
         assert (a[0], a[1], _stable(a[2])) == (b[0], b[1], _stable(b[2])), label
         assert a[0] in (200, 201, 400, 404, 422), label
 
-
-
-# -- shapes: the one-pass judgement and the walk that names the field ---------------------------
-_WRONG = st.sampled_from([None, 1, True, "s", 1.5, [], [1], {}, {"k": 1}, {"k": "v"}])
-
-
-def _shaped(draw: Any, sch: Any, depth: int = 0) -> Any:
-    """A value for schema ``sch``: mostly fitting, sometimes any JSON value instead."""
-    if depth > 5 or draw(st.integers(0, 9)) == 0:
-        return draw(_WRONG)
-    if isinstance(sch, tuple):
-        return draw(st.sampled_from([1, "25%"]))
-    if isinstance(sch, list):
-        return [_shaped(draw, sch[0], depth + 1) for _ in range(draw(st.integers(0, 3)))]
-    if isinstance(sch, dict) and "*" in sch:
-        return {f"k{i}": _shaped(draw, sch["*"], depth + 1) for i in range(draw(st.integers(0, 3)))}
-    if isinstance(sch, dict):
-        keys = draw(st.lists(st.sampled_from(sorted(sch)), unique=True, max_size=len(sch)))
-        out = {k: _shaped(draw, sch[k], depth + 1) for k in keys}
-        if draw(st.booleans()):
-            out["unknownField"] = draw(_WRONG)
-        return out
-    return {str: "text", int: 7, bool: False, dict: {"x": 1}, float: 1.5}[sch]
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.sampled_from(sorted(shapes.KINDS) + ["Unknown"]), st.data())
-def test_shapes_one_pass_agrees_with_the_walk(kind: str, data: Any) -> None:
-    schema = shapes._root(kind)
-    obj = _shaped(data.draw, schema)
-    if not isinstance(obj, dict):
-        obj = {"metadata": obj}
-    try:
-        shapes.walk(kind, "v1", obj, schema)
-        walked = None
-    except ApiError as exc:
-        walked = exc.message
-    assert shapes._ok(obj, schema) is (walked is None)
-    try:
-        shapes.check(kind, "v1", obj)
-        checked = None
-    except ApiError as exc:
-        checked = exc.message
-    assert checked == walked
-
-
-def test_shapes_error_names_the_field_the_walk_names() -> None:
-    """Two misfits: the error is the walk's (depth first from the last field), not the first found."""
-    obj = {"metadata": {"name": 5, "labels": {"a": 1}}, "regarding": {"kind": 3}}
-    with pytest.raises(ApiError) as info:
-        shapes.check("Event", "v1", obj)
-    assert info.value.message == ('Event in version "v1" cannot be handled as a Event: json: cannot unmarshal '
-                                  'number into Go struct field Event.regarding.kind of type string')
 
 
 # -- unknown fields: the one-pass judgement and the walk that names them ----------------------

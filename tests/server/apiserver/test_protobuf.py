@@ -77,7 +77,8 @@ def test_deployment_as_kubectl_create_deployment_sends_it() -> None:
                  "template": {"metadata": {"labels": {"app": "web"}},
                               "spec": {"containers": [{"name": "nginx", "image": "nginx:1.27",
                                                        "ports": [{"containerPort": 80}],
-                                                       "resources": {"requests": {"cpu": "250m"}}}]}}}}
+                                                       "resources": {"requests": {"cpu": "250m"}}}]}}},
+        "status": {}}
 
 
 def test_eviction_keeps_explicit_zero_grace_period() -> None:

@@ -125,7 +125,9 @@ def test_every_pod_and_node_fixture_round_trips() -> None:
 
 
 def test_negotiation_falls_back_or_refuses_as_upstream() -> None:
-    deploy = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "status": {"replicas": 1}}
+    # a member outside apps/v1 generated.proto's DeploymentStatus: no protobuf form
+    deploy = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+              "status": {"replicas": 1, "unknownField": 1}}
     both = "application/vnd.kubernetes.protobuf, application/json"
     assert negotiate.respond(both, SMALL_POD).media_type == protobuf.MEDIA_TYPE
     assert negotiate.respond(both, deploy).media_type == "application/json"
@@ -135,7 +137,8 @@ def test_negotiation_falls_back_or_refuses_as_upstream() -> None:
     assert negotiate.accepts_json("") and negotiate.accepts_json("*/*")
     assert not negotiate.accepts_json("application/vnd.kubernetes.protobuf")
     assert protobuf_encode.streamable("v1", "Pod") and protobuf_encode.streamable("v1", "Node")
-    assert not protobuf_encode.streamable("apps/v1", "Deployment")  # its status is not in the table
+    assert protobuf_encode.streamable("apps/v1", "Deployment") and protobuf_encode.streamable("apps/v1", "StatefulSet")
+    assert not protobuf_encode.streamable("scheduling.x-k8s.io/v1alpha1", "PodGroup")  # a CRD: JSON only
 
 
 def test_unknown_kind_body_is_415() -> None:

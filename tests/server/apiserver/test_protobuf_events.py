@@ -96,9 +96,9 @@ def test_list_and_what_cannot_be_encoded() -> None:
     item = f_bytes(1, f_str(1, "b")) + f_bytes(2, f_str(1, "Node") + f_str(3, "n1"))
     raw = f_bytes(1, f_str(2, "9") + f_str(3, "c")) + f_bytes(2, item)
     assert protobuf_encode.encode(lst) == protobuf.MAGIC + f_bytes(1, f_str(1, "v1") + f_str(2, "BindingList")) + f_bytes(2, raw)
-    # a Deployment's status is outside the table, a Widget has none: JSON is answered instead
+    # a member outside a Deployment's status table, a Widget has none: JSON is answered instead
     for obj in ({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
-                 "status": {"replicas": 1}},
+                 "status": {"replicas": 1, "unknownField": 1}},
                 {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "n"}},
                 {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"},
                  "spec": {"unknownField": 1}}):

@@ -89,9 +89,10 @@ def _raw_get(server: Server, path: str, accept: str) -> tuple[str, bytes]:
 
 
 def test_protobuf_responses_when_asked_first(server: Server) -> None:
-    """client-go's default Accept; a Lease and a Pod (every field in the table) come back as
-    protobuf that decodes to the JSON form; a Deployment with a status (outside the table)
-    comes back as JSON, or 406 NotAcceptable when the client accepts protobuf only."""
+    """client-go's default Accept; a Lease, a Pod and a Deployment with its status (built-in
+    kinds) come back as protobuf that decodes to the JSON form; a PodGroup (a custom resource,
+    which has no protobuf form) comes back as JSON, or 406 NotAcceptable when the client
+    accepts protobuf only."""
     from kubesched.server.apiserver.protobuf import decode as protobuf
 
     accept = "application/vnd.kubernetes.protobuf, application/json"
@@ -115,6 +116,20 @@ def test_protobuf_responses_when_asked_first(server: Server) -> None:
     assert server.request("POST", "/apis/apps/v1/namespaces/default/deployments", deploy)[0] == 201
     path = "/apis/apps/v1/namespaces/default/deployments/pb-deploy"
     eventually(lambda: server.request("GET", path)[1].get("status") or None)
+
+    def same_as_json() -> bool:
+        ctype, body = _raw_get(server, path, accept)
+        _, as_json = server.request("GET", path)
+        # DeploymentStatus's counts are omitempty: Go's JSON (and protobuf's zero values) leave out a 0
+        as_go = {**as_json, "status": {k: v for k, v in as_json["status"].items() if v != 0}}
+        return ctype == "application/vnd.kubernetes.protobuf" and protobuf.decode(body) == as_go
+
+    eventually(same_as_json)
+    group = {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": {"name": "pb-pg"},
+             "spec": {"minMember": 1}}
+    path = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups"
+    assert server.request("POST", path, group)[0] == 201
+    path += "/pb-pg"
     ctype, body = _raw_get(server, path, accept)
     assert ctype == "application/json" and body.startswith(b"{")
     with pytest.raises(urllib.error.HTTPError) as err:

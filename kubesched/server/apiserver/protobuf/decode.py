@@ -3,8 +3,8 @@
 Since client-go 1.32 the typed clients send built-in kinds as protobuf, so ``kubectl
 create namespace``, ``create deployment``, ``create configmap``, ``drain`` (evictions)
 and the like POST protobuf, not JSON, and a 415 makes them fail. This module reads the
-wire format (``k8s\\0`` + ``runtime.Unknown`` envelope + the object's message) for the
-kinds and fields those commands send, using the field tables of :mod:`.tables` (derived from
+wire format (``k8s\\0`` + ``runtime.Unknown`` envelope + the object's message) for every
+declared kind, using the field tables of :mod:`.tables` (derived from
 the declared types, :mod:`kubesched.api.types`). JSON conventions are restored: zero values of
 non-pointer fields are dropped (gogo-protobuf writes them; Go's JSON omits them),
 ``Time`` becomes RFC 3339, ``IntOrString`` and ``Quantity`` become their JSON forms.
@@ -119,15 +119,21 @@ def _intorstr(buf: bytes) -> int | str:
     return _signed(f.get(2, 0))
 
 
-def _map_entry(buf: bytes, vtype: str) -> tuple[str, Any]:
-    f = {n: v for n, _, v in fields(buf)}
-    key = _blob(f.get(1, b"")).decode("utf-8", "replace")
-    raw = _blob(f.get(2, b""))
-    if vtype == "mq":
-        return key, _blob({n: v for n, _, v in fields(raw)}.get(1, b"")).decode("utf-8", "replace")
-    if vtype == "my":
-        return key, base64.b64encode(raw).decode()
-    return key, raw.decode("utf-8", "replace")
+def _map_entry(buf: bytes, vtype: str, where: str) -> tuple[str, Any]:
+    """One entry ``{key = 1; value = 2}`` of a map; a missing value is the type's zero."""
+    entry = {n: (wt, v) for n, wt, v in fields(buf)}
+    key = _blob(entry.get(1, (2, b""))[1]).decode("utf-8", "replace")
+    wt, raw = entry.get(2, (0, 0) if vtype in ("i", "b") else (2, b""))
+    return key, _scalar(vtype, wt, raw, f"{where}[{key}]")
+
+
+def _raw_extension(buf: bytes, where: str) -> Any:
+    """RawExtension ``{bytes raw = 1}``: the JSON of the value."""
+    raw = _blob({n: v for n, _, v in fields(buf)}.get(1, b""))
+    try:
+        return json.loads(raw) if raw else None
+    except (ValueError, RecursionError):
+        raise ApiError(400, "BadRequest", f"{where}: the embedded object is not JSON") from None
 
 
 def _scalar(t: str, wt: int, v: Any, where: str) -> Any:
@@ -153,6 +159,8 @@ def _scalar(t: str, wt: int, v: Any, where: str) -> Any:
             return json.loads(raw) if raw else {}
         except (ValueError, RecursionError):
             raise ApiError(400, "BadRequest", f"{where}: fieldsV1 is not JSON") from None
+    if t == "a":
+        return _raw_extension(_blob(v), where)
     if t.startswith("m:"):
         return decode_message(t[2:], _blob(v), where)
     raise AssertionError(t)
@@ -169,10 +177,8 @@ def decode_message(name: str, buf: bytes, where: str = "") -> dict[str, Any]:
                 continue  # an empty non-pointer field gogo-protobuf always writes
             raise _unsupported(f"protobuf field {num} of {name} ({where or 'object'}) is not supported")
         key, t, flags = spec
-        if t == "skip":
-            continue
-        if t in ("ms", "mq", "my"):
-            k, val = _map_entry(_blob(v), t)
+        if "k" in flags:
+            k, val = _map_entry(_blob(v), t, path)
             out.setdefault(key, {})[k] = val
             continue
         value = _scalar(t, wt, v, path)

@@ -3,9 +3,9 @@ the same field table (field numbers from upstream's ``generated.proto`` files).
 
 A response is protobuf only when the client asks for it first in ``Accept`` (client-go's
 default, ``application/vnd.kubernetes.protobuf, application/json``) and when every field
-of the object is in the table: a field the table does not know (or skips, like a Pod's
-status) makes the encoder give up and the response is JSON, which the same clients
-accept, so nothing is ever dropped. Lists are ``<Kind>List {ListMeta metadata = 1;
+of the object is in the table: a field the table does not know (a custom resource's, or
+a member no declared type has) makes the encoder give up and the response is JSON, which
+the same clients accept, so nothing is ever dropped. Lists are ``<Kind>List {ListMeta metadata = 1;
 repeated <Kind> items = 2}``; the envelope is ``k8s\\0`` + ``runtime.Unknown {TypeMeta
 typeMeta = 1; bytes raw = 2; contentEncoding = 3; contentType = 4}``.
 """
@@ -94,6 +94,8 @@ def _scalar(num: int, t: str, value: Any, lenient: bool = False) -> bytes:
         if not isinstance(value, dict):
             raise CannotEncode(str(num))
         return _ld(num, _ld(1, json.dumps(value, separators=(",", ":")).encode()))
+    if t == "a":  # RawExtension {bytes raw = 1}: the value as compact JSON
+        return _ld(num, _ld(1, json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()))
     if t.startswith("m:"):
         if not isinstance(value, dict):
             raise CannotEncode(str(num))
@@ -101,22 +103,11 @@ def _scalar(num: int, t: str, value: Any, lenient: bool = False) -> bytes:
     raise CannotEncode(t)
 
 
-def _map(num: int, t: str, value: Any) -> bytes:
+def _map(num: int, t: str, value: Any, lenient: bool) -> bytes:
+    """Entries ``{key = 1; value = 2}``, keys sorted as gogo-protobuf writes them."""
     if not isinstance(value, dict):
         raise CannotEncode(str(num))
-    out = b""
-    for k in sorted(value):  # gogo-protobuf writes map keys sorted
-        v = value[k]
-        if t == "ms" and isinstance(v, str):
-            entry = _ld(2, v.encode())
-        elif t == "mq" and isinstance(v, (str, int, float)) and not isinstance(v, bool):
-            entry = _ld(2, _ld(1, str(v).encode()))
-        elif t == "my" and isinstance(v, str):
-            entry = _ld(2, base64.b64decode(v))
-        else:
-            raise CannotEncode(str(num))
-        out += _ld(num, _ld(1, str(k).encode()) + entry)
-    return out
+    return b"".join(_ld(num, _ld(1, str(k).encode()) + _scalar(2, t, value[k], lenient)) for k in sorted(value))
 
 
 def _members(table: dict[int, tuple[str, str, str]]) -> set[str]:
@@ -165,10 +156,8 @@ def encode_message(name: str, obj: dict[str, Any], table: dict[int, tuple[str, s
         if value is None:
             continue
         num, t, flags = spec
-        if t == "skip":
-            raise CannotEncode(f"{name}.{key}")
-        if t in ("ms", "mq", "my"):
-            pieces.append((num, _map(num, t, value)))
+        if "k" in flags:
+            pieces.append((num, _map(num, t, value, lenient)))
         elif "r" in flags:
             if not isinstance(value, list):
                 raise CannotEncode(f"{name}.{key}")
@@ -212,18 +201,11 @@ def encode(obj: dict[str, Any], lenient: bool = False) -> bytes:
     return _envelope(api_version, kind, encode_message(name, body, lenient=lenient))
 
 
-def _closed(name: str, seen: set[str]) -> bool:
-    if name in seen:
-        return True
-    seen.add(name)
-    return all(t != "skip" and (not t.startswith("m:") or _closed(t[2:], seen)) for _, t, _ in SCHEMA[name].values())
-
-
 def streamable(api_version: str, kind: str) -> bool:
-    """Whether every object of the kind can be written in protobuf: its table covers the
-    whole object (no member skipped, as Deployment's status is), so a watch can promise it."""
-    name = _message_name(api_version, kind)
-    return name is not None and _closed(name, set())
+    """Whether every object of the kind can be written in protobuf, so a watch can promise
+    it: the kind is a declared type (every declared field has its number; a custom
+    resource has no table)."""
+    return _message_name(api_version, kind) is not None
 
 
 def watch_frame(event_type: str, obj: dict[str, Any]) -> bytes:

@@ -26,8 +26,8 @@ import asyncio
 import json
 from typing import TYPE_CHECKING, Any
 
+from kubesched.api.schema import json_kind as _json_type
 from kubesched.server.apiserver import errors as E
-from kubesched.server.apiserver.strategies.shapes import json_type as _json_type
 from kubesched.server.store import Store
 
 if TYPE_CHECKING:

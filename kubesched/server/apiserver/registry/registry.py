@@ -32,7 +32,6 @@ from kubesched.api.policy import PriorityClass
 from kubesched.api.schema import check_object
 from kubesched.api.validation import go_quote
 from kubesched.server.apiserver import errors as E
-from kubesched.server.apiserver.strategies import shapes
 from kubesched.server.apiserver.apply import track_update
 from kubesched.server.apiserver.typedefs import definition_for
 from kubesched.server.apiserver.strategies.apps import DeploymentStrategy, ReplicaSetStrategy
@@ -164,11 +163,10 @@ class Registry:
             raise E.bad_request(f"the API version in the data ({api}) does not match the expected "
                                 f"API version ({res.api_version})")
         try:
-            obj = check_object(obj, res.kind)  # kube-apiserver's decoding into the Go type: 400
+            obj = check_object(obj, res.kind, res.api_version)  # kube-apiserver's decoding into the Go type: 400
         except DecodeError as exc:
             raise E.bad_request(f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: '
                                 f"{exc.message}") from None
-        shapes.check(res.kind, res.version, obj)  # the fields only this server reads (Events, Leases, ...)
         if status_only and not owned and isinstance(obj.get("metadata"), dict):
             obj = {**obj, "metadata": dict(obj["metadata"])}
             if "status" in obj:
@@ -478,7 +476,7 @@ def _check_patched(res: Resource, patched: dict[str, Any]) -> None:
     """A patched object that does not decode: 422 on the field ``patch`` with the patched
     object as the value, as upstream's patch handler answers (handlers/patch.go)."""
     try:
-        check_object(patched, res.kind)
+        check_object(patched, res.kind, res.api_version)
     except DecodeError as exc:
         shown = go_quote(json.dumps(patched, separators=(",", ":"), default=str))
         cause = ("FieldValueInvalid", "patch", f"Invalid value: {shown}: {exc.message}")

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from kubesched.api.errors import DecodeError
 from kubesched.api.policy import PodDisruptionBudget
+from kubesched.api.schema import json_kind as _json_type
 from kubesched.server.apiserver import errors as E
-from kubesched.server.apiserver.strategies.shapes import json_type as _json_type
 from kubesched.server.apiserver.strategies.apps import WorkloadStrategy
 from kubesched.server.apiserver.registry.deletion import delete_in_txn, write_update
 from kubesched.server.apiserver.registry.options import delete_options
