@@ -113,3 +113,25 @@ def infer_for_scheduling(features: tuple[Feature, ...], spec: PodSpec,
         if f.infer_for_scheduling is not None and f.infer_for_scheduling(spec):
             need.add(f.name)
     return frozenset(need)
+
+
+# The features a kubelet of each release declares with its default feature gates (the
+# NodeDeclaredFeatures gate itself is off in 1.35, so a 1.35 kubelet declares nothing), from
+# the kubelet gates' documented defaults: RestartAllContainersOnContainerExits,
+# ExtendWebSocketsToKubelet and InPlacePodLevelResourcesVerticalScaling beta and on from 1.36,
+# InPlacePodVerticalScalingInitContainers GA in 1.37. Features whose gates are alpha
+# (UserNamespacesHostNetworkSupport, VolumeBindMountOptions, DRANodeAllocatableResources,
+# DRAOptionalNodeOperations, InPlacePodVerticalScalingMemoryBackedVolumes) are not declared.
+_KUBELET_DEFAULTS: Mapping[str, frozenset[str]] = {
+    "1.36": frozenset({"ExtendWebSocketsToKubelet", "InPlacePodLevelResourcesVerticalScaling",
+                       "RestartAllContainersOnContainerExits"}),
+    "1.37": frozenset({"ExtendWebSocketsToKubelet", "InPlacePodLevelResourcesVerticalScaling",
+                       "InPlacePodVerticalScalingInitContainers", "RestartAllContainersOnContainerExits"}),
+}
+
+
+def kubelet_declared(minor: str) -> list[str]:
+    """What a default kubelet of release ``minor`` publishes in ``status.declaredFeatures``:
+    the registered features its default gates turn on, sorted as the API documents the list."""
+    on = _KUBELET_DEFAULTS.get(minor, frozenset())
+    return [f.name for f in registry(minor) if f.name in on]

@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"kubesched: warning: at most {open_files} open files (ulimit -n): serving at most "
               f"{server.connections.limit} connections and {server.max_watches} watches", file=sys.stderr)
     serve_cluster.create_nodes(server.registry, node_pools)
-    server.components.extend(serve_cluster.components(args))
+    server.components.extend(serve_cluster.components(args, fts.version))
     component = None
     if config is not None:
         try:  # built here in both cases, so that a profile that cannot be built is an error now

@@ -89,7 +89,7 @@ def create_nodes(registry: "Registry", node_pools: "list[NodePool]") -> None:
     ensure_pools(registry, node_pools)
 
 
-def components(args: argparse.Namespace) -> list[Any]:
+def components(args: argparse.Namespace, kubernetes_version: str) -> list[Any]:
     """The Components to run beside the API server, as the flags ask."""
     from kubesched.server.controllers import ControllerManager, ControllerOptions
     from kubesched.server.nodes import AgentOptions, LifecycleOptions, NodeOptions, NodeSimulator, PodGCOptions
@@ -102,7 +102,8 @@ def components(args: argparse.Namespace) -> list[Any]:
             agent=not args.no_node_agent, lifecycle=not args.no_node_lifecycle,
             agent_options=AgentOptions(heartbeat_interval=args.node_heartbeat_interval,
                                        status_interval=args.node_status_interval,
-                                       pod_start_delay=args.pod_start_delay, pod_stop_delay=args.pod_stop_delay),
+                                       pod_start_delay=args.pod_start_delay, pod_stop_delay=args.pod_stop_delay,
+                                       kubernetes_version=kubernetes_version),
             lifecycle_options=LifecycleOptions(monitor_period=args.node_monitor_period,
                                                monitor_grace_period=args.node_monitor_grace_period,
                                                startup_grace_period=args.node_startup_grace_period,

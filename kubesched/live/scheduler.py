@@ -73,6 +73,7 @@ from kubesched.live.loop import SchedulingLoop
 from kubesched.live.whatif import LiveWhatIf
 from kubesched.live.metrics import SchedulerMetrics
 from kubesched.framework.features import Features
+from kubesched.plugins.dynamicresources.devicefeatures import DeviceFeatures
 from kubesched.queue.moves import QueueMove
 from kubesched.explanation.attempt import Attempt
 from kubesched.scheduler.factory import QueueOptions, new_scheduler
@@ -131,12 +132,17 @@ class LiveScheduler:
         # PodTopologySpread's default selector reads these (no events: upstream registers none)
         self.workloads = {"Service": inf(SERVICES), "ReplicationController": inf(REPLICATION_CONTROLLERS),
                           "ReplicaSet": inf(REPLICA_SETS), "StatefulSet": inf(STATEFUL_SETS)}
+        features = options.features() if callable(options.features) else options.features
+        features = features if features is not None else Features.for_version()
+        # DeviceTaintRules only where they taint devices (the release's gates): a cluster whose
+        # scheduler does not read them need not let it (RBAC)
+        rules = DEVICE_TAINT_RULES if DeviceFeatures.of(features).taint_rules else ()
         # DynamicResources' objects (templates: read by the resourceclaim controller, kept for explain)
         self.dra_informers: list[tuple[Informer[Any], Resource | None]] = [
             (inf(DEVICE_CLASSES), Resource.DeviceClass), (inf(RESOURCE_SLICES), Resource.ResourceSlice),
             (inf(RESOURCE_CLAIMS), Resource.ResourceClaim), (inf(RESOURCE_CLAIM_TEMPLATES), None),
             # a rule changes the devices of slices: upstream's tracker reports slice updates
-            *((inf(r), Resource.ResourceSlice) for r in DEVICE_TAINT_RULES)]
+            *((inf(r), Resource.ResourceSlice) for r in rules)]
         self.informers: list[Informer[Any]] = [self.nodes, self.pods, self.namespaces, self.priority_classes,
                                                self.pdbs, self.pod_groups, *self.workloads.values()] + [
             i for i, _ in self.storage_informers] + [i for i, _ in self.dra_informers]
@@ -164,7 +170,7 @@ class LiveScheduler:
             explain=options.explain, run_binding=self.binder.submit, storage=self.storage,
             storage_writer=self.storage, dra=self.dra, dra_writer=self.dra,
             extenders=[HTTPExtender(e) for e in config.extenders],
-            features=options.features() if callable(options.features) else options.features,
+            features=features,
             queue=QueueOptions(pod_lister=self.objects.current_pod, listener=self._on_move, keep_moves=False))
         profiles = self.sched.profiles
         self.store = ExplainStore(options.explain_attempts_per_pod, options.explain_max_attempts)

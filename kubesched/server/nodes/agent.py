@@ -76,6 +76,7 @@ class AgentOptions:
     pod_start_delay: float = 1.0
     pod_stop_delay: float = 1.0
     workers: int = 2
+    kubernetes_version: str = "1.34"  # the release of the kubelets: node info, declared features
 
 
 @dataclass(slots=True)
@@ -209,7 +210,7 @@ class NodeAgent(Controller[AgentKey]):
             self._renew_lease(key, node, now, st)
             st.last_lease = now
         if not HB.healthy(node) or now - st.last_status >= self.opts.status_interval:
-            self.expect(key, self.nodes, HB.post_status(self.registry, name, now))
+            self.expect(key, self.nodes, HB.post_status(self.registry, name, now, self.opts.kubernetes_version))
             st.last_status = now
         due = min(st.last_lease + period, st.last_status + self.opts.status_interval)
         self.queue.add_after(key, HB.on_grid(due, period) - now)  # due with other nodes: one batch

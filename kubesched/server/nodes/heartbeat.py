@@ -20,6 +20,8 @@ import copy
 import math
 from typing import Any
 
+from kubesched.api.kubeversion import GIT_VERSION
+from kubesched.api.nodedeclaredfeatures import kubelet_declared
 from kubesched.server.apiserver.errors import ApiError
 from kubesched.server.apiserver.registry.registry import Registry
 from kubesched.server.controllers.base import meta, timestamp, update_with_retry
@@ -72,8 +74,9 @@ def patch_or_create_lease(registry: Registry, name: str, refs: list[Obj], spec: 
     return None
 
 
-def post_status(registry: Registry, name: str, now: float) -> Obj | None:
-    """Write the node's kubelet conditions (heartbeat ``now``) and node info."""
+def post_status(registry: Registry, name: str, now: float, kubernetes_version: str = "1.34") -> Obj | None:
+    """Write the node's kubelet conditions (heartbeat ``now``), and, when the node has none
+    yet, the node info and the declared features of a kubelet of ``kubernetes_version``."""
     ts = timestamp(now)
 
     def mutate(cur: Obj) -> Obj:
@@ -88,10 +91,19 @@ def post_status(registry: Registry, name: str, now: float) -> Obj | None:
                           "reason": reason, "message": message})
         status["conditions"] = conds + list(old.values())
         status.setdefault("daemonEndpoints", {"kubeletEndpoint": {"Port": 10250}})
-        if not status.get("nodeInfo"):
-            status["nodeInfo"] = {"kubeletVersion": "v1.34.1-kubesched", "operatingSystem": "linux",
+        version = f"{GIT_VERSION[kubernetes_version]}-kubesched"
+        info = status.get("nodeInfo")
+        if not info:
+            status["nodeInfo"] = {"kubeletVersion": version, "operatingSystem": "linux",
                                   "architecture": "amd64", "containerRuntimeVersion": "kubesched://simulated",
                                   "osImage": "kubesched simulated node"}
+        elif str(info.get("kubeletVersion", "")).endswith("-kubesched"):  # a node serve made: its release
+            info["kubeletVersion"] = version
+            if info.get("kubeProxyVersion"):
+                info["kubeProxyVersion"] = version
+        declared = kubelet_declared(kubernetes_version)
+        if declared and "declaredFeatures" not in status:  # a patched list is kept
+            status["declaredFeatures"] = declared
         return new
 
     return update_with_retry(lambda: registry.get("nodes", None, name), mutate,
