@@ -20,6 +20,7 @@ Extension points, as upstream's plugin has them in the default profile (no Score
 from __future__ import annotations
 
 import copy
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,7 @@ from kubesched.api.objects import Node, Pod
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.dra import DraLister, DraWriteError
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource
+from kubesched.framework.features import features_of
 from kubesched.framework.interface import PostFilterResult, PreFilterResult
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.status import SKIP, SUCCESS, Code, Status, error, unresolvable
@@ -40,6 +42,7 @@ from kubesched.plugins.dynamicresources.allocator import AllocationError, Alloca
 from kubesched.plugins.dynamicresources.claims import ClaimLookupError, allocated_devices, resolve_claims
 from kubesched.plugins.dynamicresources.explain import explain_failure
 from kubesched.plugins.dynamicresources.pools import Candidate, DeviceID, SliceIndex
+from kubesched.plugins.dynamicresources.sharing import AllocatedState, Sharing, allocated_state
 
 Picks = list[list[tuple[str, Candidate]]]  # per claim to allocate: (request, device) chosen
 
@@ -66,6 +69,7 @@ class DynamicResources:
         self.handle = handle
         self._in_use: tuple[int, int, set[DeviceID]] | None = None
         self._index: SliceIndex | None = None
+        self.sharing = Sharing.of(features_of(handle))  # DRAPartitionableDevices, DRAConsumableCapacity
 
     @property
     def lister(self) -> DraLister:
@@ -111,10 +115,18 @@ class DynamicResources:
         if to_allocate:
             slices = self.lister.resource_slices()
             if self._index is None or self._index.slices is not slices:
-                self._index = SliceIndex(slices)
-            s.allocator = Allocator(to_allocate, self._allocated(), self.lister.device_class, self._index)
+                self._index = SliceIndex(slices, self.sharing.partitionable)
+            in_use, shared = self._allocated_state()
+            s.allocator = Allocator(to_allocate, in_use, self.lister.device_class, self._index, self.sharing, shared)
         s.claims = claims
         return None, SUCCESS
+
+    def _allocated_state(self) -> tuple[set[DeviceID], AllocatedState | None]:
+        """The devices in use, and with DRAConsumableCapacity the shared allocations too."""
+        if not self.sharing.consumable:
+            return self._allocated(), None
+        st = allocated_state(self.lister, True)
+        return st.exclusive, st
 
     def _allocated(self) -> set[DeviceID]:
         key = (self.lister.generation, len(self.lister.in_flight))
@@ -243,8 +255,10 @@ class DynamicResources:
                 found = (ni.node, picks)
         if found is None:
             return error("claim allocation not found for node")
-        allocations = [allocation_result(p, found[0]) for p in found[1]]
         todo = [i for i, c in enumerate(s.claims) if c.allocation is None]
+        owners = [s.claims[i] for i in todo]
+        allocations = [allocation_result(p, found[0], owners[k] if k < len(owners) else None, self.sharing,
+                                         self._new_share_id) for k, p in enumerate(found[1])]
         if len(todo) != len(allocations):
             return error(f"internal error, have {len(allocations)} allocations, {len(todo)} claims to allocate")
         for i, alloc in zip(todo, allocations):
@@ -255,6 +269,12 @@ class DynamicResources:
             raw.setdefault("status", {})["allocation"] = alloc
             self.lister.in_flight[s.claims[i].uid] = ResourceClaim.from_dict(raw)
         return SUCCESS
+
+    def _new_share_id(self) -> str:
+        """A share ID for a shareable device's result: a UUID, as upstream's, drawn from the
+        scheduler's seeded generator so that a simulation repeats."""
+        rng = getattr(self.handle, "rng", None)
+        return str(uuid.UUID(int=rng.getrandbits(128) if rng is not None else 0, version=4))
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         s = state.get(STATE)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from kubesched.api.dra import Device, ResourceSlice
@@ -28,6 +29,10 @@ class Pool:
     slices: list[ResourceSlice] = field(default_factory=list)
     incomplete: bool = False
     invalid: str = ""
+    # DRAPartitionableDevices: the pool's counter sets, and its slices not targeting the node
+    # (their allocated devices consume counters too)
+    counter_sets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    other_slices: list[ResourceSlice] = field(default_factory=list)
 
 
 def slice_on_node(s: ResourceSlice, node: Node) -> bool:
@@ -78,10 +83,12 @@ class Candidate:
 
 class SliceIndex:
     """The pools and candidate devices of each node, computed once per node for one list of
-    ResourceSlices (the plugin keeps an index while the slices do not change)."""
+    ResourceSlices (the plugin keeps an index while the slices do not change).
+    ``partitionable``: gather as DRAPartitionableDevices does (:mod:`.partitions`)."""
 
-    def __init__(self, slices: Sequence[ResourceSlice]) -> None:
+    def __init__(self, slices: Sequence[ResourceSlice], partitionable: bool = False) -> None:
         self.slices = slices
+        self.partitionable = partitionable
         self._local: dict[str, list[ResourceSlice]] = {}
         self._shared: list[ResourceSlice] = []
         for s in slices:
@@ -103,7 +110,20 @@ class SliceIndex:
         got = self._nodes.get(key)
         if got is None:
             local = self._local.get(node.name, [])
-            pools = gather_pools([*local, *self._shared] if self._shared else local, node)
-            cands = [Candidate(p, s, d) for p in pools for s in p.slices for d in s.devices]
+            relevant = [*local, *self._shared] if self._shared else local
+            if self.partitionable:
+                from kubesched.plugins.dynamicresources.partitions import gather_partitioned, node_devices
+                pools = gather_partitioned(relevant, node, self.slices)
+                cands = node_devices(pools, node)
+            else:
+                pools = gather_pools(relevant, node)
+                cands = [Candidate(p, s, d) for p in pools for s in p.slices for d in s.devices]
             got = self._nodes[key] = (pools, cands)
         return got
+
+    @cached_property
+    def advanced(self) -> bool:
+        """Some slice uses counters, per-device node selection or shareable devices."""
+        return any(s.shared_counters or s.per_device_node_selection or
+                   any(d.consumes_counters or d.allow_multiple_allocations for d in s.devices)
+                   for s in self.slices)
