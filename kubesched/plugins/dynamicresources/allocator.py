@@ -143,11 +143,26 @@ class Allocator:
             raise AllocationError(f"invalid resource pools were encountered: {', '.join(bad)}")
         if self._simple is not None:
             return self._first_free(self._simple, cands)
+        if self.sharing.any and not self.sharing.consumable:
+            self._refuse_capacity_requests()
         search = _Search(self, node, pools, cands)
         try:
             return search.run()
         except CapacityError as exc:
             raise AllocationError(str(exc)) from None
+
+    def _refuse_capacity_requests(self) -> None:
+        """Upstream's allocator (with any beta feature on) refuses capacity requests while
+        DRAConsumableCapacity is off, rather than ignoring them."""
+        for claim in self.claims:
+            for r in claim.spec.requests:
+                if r.exactly is not None and r.exactly.capacity is not None:
+                    raise AllocationError(f"claim {claim.key}, request {r.name}: has capacity requests, but the "
+                                          "DRAConsumableCapacity feature is disabled")
+                for sub in r.first_available:
+                    if sub.capacity is not None:
+                        raise AllocationError(f"claim {claim.key}, subrequest {sub.name.partition('/')[2]}: has "
+                                              "capacity requests, but the DRAConsumableCapacity feature is disabled")
 
     def simple_request(self) -> ExactRequest | None:
         """The single ExactCount request when the claims have the simple shape, else None."""
