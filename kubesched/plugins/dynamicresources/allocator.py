@@ -238,7 +238,7 @@ class _Search:
                                           f"resource pool {p.driver}/{p.name} is currently being updated")
             got = self._all[key] = [c for c in self.cands if self.a.selectable(claim, req, c) and
                                     (self.ext is None or not self.a.sharing.consumable or
-                                     self.ext.capacity_fits(req, c) is not None)]
+                                     self.ext.capacity_fits(req, c, alone=True) is not None)]
         return got
 
     def devices(self, ci: int, ri: int, req: ExactRequest, k: int) -> bool:

@@ -98,10 +98,12 @@ class SharingSearch:
         """The device may be allocated more than once (it then never becomes "in use")."""
         return self.sharing.consumable and c.device.allow_multiple_allocations
 
-    def capacity_fits(self, req: ExactRequest, c: Candidate) -> Consumed | None:
+    def capacity_fits(self, req: ExactRequest, c: Candidate, alone: bool = False) -> Consumed | None:
+        """``alone``: against earlier allocations only, as upstream lists the devices of an
+        ``All`` request before the search starts."""
         try:
             return fits(req, c.slice.driver, c.device, self.state.capacity.get(c.id, {}),
-                        self.allocating.get(c.id, {}))
+                        {} if alone else self.allocating.get(c.id, {}))
         except CapacityError as exc:  # the allocator turns it into an AllocationError
             raise CapacityError(f"request {req.name}, device {'/'.join(c.id)}: {exc}") from None
 
