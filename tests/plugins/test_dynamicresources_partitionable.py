@@ -148,7 +148,8 @@ def test_multiple_devices() -> None:
 
 def test_multiple_capacity_pools() -> None:
     """partitionable-devices-multiple-capacity-pools: counter-set-2 (8 cpus) rules out device-2."""
-    cpus = lambda v: ("counter-set-2", {"cpus": v})  # noqa: E731
+    def cpus(v: str) -> tuple[str, dict[str, str]]:
+        return ("counter-set-2", {"cpus": v})
     got = allocate([claim("claim-0", req("req-0"), first_available("req-1", ("subreq-0", MEM6), ("subreq-1", MEM4)))],
                    [devices_slice("slice-1", "pool-1", dev("device-1", mem("4Gi"), cpus("4")),
                                   dev("device-2", mem("6Gi"), cpus("6")), dev("device-3", mem("4Gi"), cpus("4"))),
