@@ -88,7 +88,8 @@ def policy(obj: Any, path: str) -> CapacityPolicy | None:
     step = _opt_quantity(r.get("step"), f"{path}.validRange.step")
     if step is not None and step.value() <= 0:
         raise DecodeError("Invalid value: must be greater than zero", field=f"{path}.validRange.step")
-    return CapacityPolicy(_opt_quantity(m.get("default"), f"{path}.default"), (), _opt_quantity(r["min"], f"{path}.validRange.min"),
+    return CapacityPolicy(_opt_quantity(m.get("default"), f"{path}.default"), (),
+                          _opt_quantity(r["min"], f"{path}.validRange.min"),
                           _opt_quantity(r.get("max"), f"{path}.validRange.max"), step)
 
 
@@ -136,7 +137,8 @@ def capacity_requests(obj: Any, path: str) -> tuple[tuple[str, Quantity], ...] |
     for k, v in reqs.items():
         q = parse_quantity(v, field=f"{path}.requests[{k}]")
         if q.amount < 0:
-            raise DecodeError(f"Invalid value: {v!r}: must be greater than or equal to 0", field=f"{path}.requests[{k}]")
+            raise DecodeError(f"Invalid value: {v!r}: must be greater than or equal to 0",
+                              field=f"{path}.requests[{k}]")
         out.append((str(k), q))
     return tuple(out)
 

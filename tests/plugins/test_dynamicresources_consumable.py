@@ -32,8 +32,11 @@ def node() -> Node:
 
 
 def cls(multi: bool | None = True) -> DeviceClass:
-    expr = f'device.driver == "{A}"' + ("" if multi is None else f" && device.allowMultipleAllocations == {str(multi).lower()}")
-    return DeviceClass.from_dict({"metadata": {"name": "class-a"}, "spec": {"selectors": [{"cel": {"expression": expr}}]}})
+    expr = f'device.driver == "{A}"'
+    if multi is not None:
+        expr += f" && device.allowMultipleAllocations == {str(multi).lower()}"
+    return DeviceClass.from_dict({"metadata": {"name": "class-a"},
+                                  "spec": {"selectors": [{"cel": {"expression": expr}}]}})
 
 
 def dev(name: str, value: str | None = None, policy: dict[str, Any] | None = None, multi: bool = True,
@@ -270,8 +273,8 @@ def test_backtrack_with_match_attribute() -> None:
     claims = [claim("claim-0", exact("req-0", "2"), exact("req-1", "2"),
                     constraints=[{"matchAttribute": f"{A}/stringAttribute"}]),
               claim("claim-1", exact("req-0", "2"))]
-    got = allocate(claims, slices(d("device-2", "2", "stringAttributeValue1"), d("device-1", "4", "stringAttributeValue2")),
-                   klass=cls(None))
+    got = allocate(claims, slices(d("device-2", "2", "stringAttributeValue1"),
+                                  d("device-1", "4", "stringAttributeValue2")), klass=cls(None))
     assert got == [local(shared("req-0", "device-1", "2"), shared("req-1", "device-1", "2")),
                    local(shared("req-0", "device-2", "2"))]
 

@@ -107,7 +107,7 @@ def test_a_shareable_device_serves_claims_while_capacity_lasts() -> None:
     and the capacity it consumed."""
     sim = simulate("1.36", *shared_device())
     assert placed(sim) == {"a": "n1", "b": "n1", "c": None}
-    results = [sim.dra.claims[("default", n)].allocation["devices"]["results"][0] for n in ("a", "b")]  # type: ignore[index]
+    results = [(sim.dra.claims[("default", n)].allocation or {})["devices"]["results"][0] for n in ("a", "b")]
     assert [r["consumedCapacity"] for r in results] == [{"memory": "4Gi"}, {"memory": "3Gi"}]
     ids = [r["shareID"] for r in results]
     assert len(set(ids)) == 2 and all(uuid.UUID(i).version == 4 for i in ids)
@@ -116,4 +116,4 @@ def test_a_shareable_device_serves_claims_while_capacity_lasts() -> None:
 def test_a_shareable_device_is_exclusive_before_1_36() -> None:
     sim = simulate("1.35", *shared_device())
     assert placed(sim) == {"a": "n1", "b": None, "c": None}
-    assert "shareID" not in sim.dra.claims[("default", "a")].allocation["devices"]["results"][0]  # type: ignore[index]
+    assert "shareID" not in (sim.dra.claims[("default", "a")].allocation or {})["devices"]["results"][0]

@@ -32,8 +32,8 @@ from kubesched.api.dra import ALL, Device, DeviceClass, ExactRequest, ResourceCl
 from kubesched.api.objects import Node
 from kubesched.plugins.dynamicresources.cel import CelError, compile_selector
 from kubesched.plugins.dynamicresources.capacity import CapacityError
-from kubesched.plugins.dynamicresources.partitions import CounterLedger, merged_node_selector
-from kubesched.plugins.dynamicresources.pools import Candidate, DeviceID, Pool, SliceIndex
+from kubesched.plugins.dynamicresources.partitions import CounterLedger, merged_node_selector, partitioned_view
+from kubesched.plugins.dynamicresources.pools import Candidate, DeviceID, Gather, Pool, SliceIndex
 from kubesched.plugins.dynamicresources.sharing import AllocatedState, Sharing, SharingSearch, share_fields
 
 
@@ -90,6 +90,11 @@ _SELECTABLE: dict[tuple[DeviceClass, tuple[str, ...], Device], bool] = {}
 _MAX_SELECTABLE = 1_000_000
 
 
+def index_gather(sharing: Sharing) -> Gather | None:
+    """How a :class:`SliceIndex` gathers pools for these features."""
+    return partitioned_view if sharing.partitionable else None
+
+
 class Allocator:
     """One pod's claims to allocate; ``allocate(node)`` runs the search for one node."""
 
@@ -101,10 +106,10 @@ class Allocator:
         self.in_use = in_use
         self.classes = classes
         self.sharing = sharing
-        self.index = slices if isinstance(slices, SliceIndex) else SliceIndex(slices, sharing.partitionable)
+        self.index = slices if isinstance(slices, SliceIndex) else SliceIndex(slices, index_gather(sharing))
         # DRAPartitionableDevices / DRAConsumableCapacity: ``in_use`` holds the exclusively
-        # allocated devices, ``state`` the shared ones (:mod:`.sharing`)
-        self.state = state if state is not None else AllocatedState(set(in_use))
+        # allocated devices, ``state`` the shared ones too (:mod:`.sharing`)
+        self.state = state if state is not None else AllocatedState(in_use)
         self.ledger = CounterLedger(self.state.allocated)
         # the common shape, one claim with one ExactCount request and no constraints: the
         # search reduces to "the first `count` free, selectable devices in order"

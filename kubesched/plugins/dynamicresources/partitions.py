@@ -113,6 +113,14 @@ def _build(p: Pool, others: list[ResourceSlice]) -> None:
     p.other_slices = [s for s in others if not s.shared_counters]
 
 
+def partitioned_view(slices: Sequence[ResourceSlice], node: Node,
+                     everything: Sequence[ResourceSlice]) -> tuple[list[Pool], list[Candidate]]:
+    """The pools and candidates on ``node`` with DRAPartitionableDevices (a ``Gather`` of
+    :class:`.pools.SliceIndex`)."""
+    pools = gather_partitioned(slices, node, everything)
+    return pools, node_devices(pools, node)
+
+
 def node_devices(pools: list[Pool], node: Node) -> list[Candidate]:
     """The candidates on ``node``, in pool / slice / device order (per-device node selection applied)."""
     return [Candidate(p, s, d) for p in pools for s in p.slices for d in s.devices

@@ -38,7 +38,7 @@ from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.status import SKIP, SUCCESS, Code, Status, error, unresolvable
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
-from kubesched.plugins.dynamicresources.allocator import AllocationError, Allocator, allocation_result
+from kubesched.plugins.dynamicresources.allocator import AllocationError, Allocator, allocation_result, index_gather
 from kubesched.plugins.dynamicresources.claims import ClaimLookupError, allocated_devices, resolve_claims
 from kubesched.plugins.dynamicresources.explain import explain_failure
 from kubesched.plugins.dynamicresources.pools import Candidate, DeviceID, SliceIndex
@@ -70,6 +70,7 @@ class DynamicResources:
         self._in_use: tuple[int, int, set[DeviceID]] | None = None
         self._index: SliceIndex | None = None
         self.sharing = Sharing.of(features_of(handle))  # DRAPartitionableDevices, DRAConsumableCapacity
+        self._shared: tuple[tuple[int, int], AllocatedState] | None = None
 
     @property
     def lister(self) -> DraLister:
@@ -115,7 +116,7 @@ class DynamicResources:
         if to_allocate:
             slices = self.lister.resource_slices()
             if self._index is None or self._index.slices is not slices:
-                self._index = SliceIndex(slices, self.sharing.partitionable)
+                self._index = SliceIndex(slices, index_gather(self.sharing))
             in_use, shared = self._allocated_state()
             s.allocator = Allocator(to_allocate, in_use, self.lister.device_class, self._index, self.sharing, shared)
         s.claims = claims
@@ -125,8 +126,10 @@ class DynamicResources:
         """The devices in use, and with DRAConsumableCapacity the shared allocations too."""
         if not self.sharing.consumable:
             return self._allocated(), None
-        st = allocated_state(self.lister, True)
-        return st.exclusive, st
+        key = (self.lister.generation, len(self.lister.in_flight))
+        if self._shared is None or self._shared[0] != key or self.lister.in_flight:
+            self._shared = (key, allocated_state(self.lister, True))
+        return self._shared[1].exclusive, self._shared[1]
 
     def _allocated(self) -> set[DeviceID]:
         key = (self.lister.generation, len(self.lister.in_flight))

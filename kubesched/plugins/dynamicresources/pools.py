@@ -10,13 +10,14 @@ walk every slice of the cluster for every node.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from kubesched.api.dra import Device, ResourceSlice
 from kubesched.api.objects import Node
+from kubesched.api.quantity import Quantity
 
 DeviceID = tuple[str, str, str]  # (driver, pool, device)
 
@@ -31,7 +32,7 @@ class Pool:
     invalid: str = ""
     # DRAPartitionableDevices: the pool's counter sets, and its slices not targeting the node
     # (their allocated devices consume counters too)
-    counter_sets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    counter_sets: dict[str, dict[str, Quantity]] = field(default_factory=dict)
     other_slices: list[ResourceSlice] = field(default_factory=list)
 
 
@@ -81,14 +82,20 @@ class Candidate:
         self.id = (self.slice.driver, self.pool.name, self.device.name)
 
 
+# how a node's pools and candidates are gathered from the slices that may concern it, the
+# node, and every slice (DRAPartitionableDevices: :func:`.partitions.partitioned_view`)
+Gather = Callable[[Sequence[ResourceSlice], Node, Sequence[ResourceSlice]], tuple[list["Pool"], list["Candidate"]]]
+
+
 class SliceIndex:
     """The pools and candidate devices of each node, computed once per node for one list of
     ResourceSlices (the plugin keeps an index while the slices do not change).
-    ``partitionable``: gather as DRAPartitionableDevices does (:mod:`.partitions`)."""
+    ``gather``: another way to gather them (None: upstream's GatherPools without the beta
+    features)."""
 
-    def __init__(self, slices: Sequence[ResourceSlice], partitionable: bool = False) -> None:
+    def __init__(self, slices: Sequence[ResourceSlice], gather: Gather | None = None) -> None:
         self.slices = slices
-        self.partitionable = partitionable
+        self.gather = gather
         self._local: dict[str, list[ResourceSlice]] = {}
         self._shared: list[ResourceSlice] = []
         for s in slices:
@@ -111,10 +118,8 @@ class SliceIndex:
         if got is None:
             local = self._local.get(node.name, [])
             relevant = [*local, *self._shared] if self._shared else local
-            if self.partitionable:
-                from kubesched.plugins.dynamicresources.partitions import gather_partitioned, node_devices
-                pools = gather_partitioned(relevant, node, self.slices)
-                cands = node_devices(pools, node)
+            if self.gather is not None:
+                pools, cands = self.gather(relevant, node, self.slices)
             else:
                 pools = gather_pools(relevant, node)
                 cands = [Candidate(p, s, d) for p in pools for s in p.slices for d in s.devices]
