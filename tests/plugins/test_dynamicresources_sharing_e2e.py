@@ -59,7 +59,7 @@ def simulate(version: str, *objects: dict[str, Any]) -> Simulation:
             m.dra.append(parse_dra_object(raw))
     cfg = load_config({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"},
                       in_tree_registry())
-    sim = Simulation(m, cfg, tie_break="name", features=Features.for_version(version))
+    sim = Simulation(m, cfg, tie_break="name", explain=True, features=Features.for_version(version))
     sim.run(single_pass=True)
     return sim
 
@@ -117,3 +117,12 @@ def test_a_shareable_device_is_exclusive_before_1_36() -> None:
     sim = simulate("1.35", *shared_device())
     assert placed(sim) == {"a": "n1", "b": None, "c": None}
     assert "shareID" not in (sim.dra.claims[("default", "a")].allocation or {})["devices"]["results"][0]
+
+
+def test_explain_names_counters_and_capacity() -> None:
+    """kubesched's addition to "cannot allocate all claims" (no upstream text): with the
+    features on, the shortfall may be counters or capacity rather than devices."""
+    sim = simulate("1.36", *shared_device())
+    o = next(o for o in sim.results() if o.pod.name == "c")
+    assert o.attempts[0].filter["n1"]["detail"] == \
+        "the claims together need more devices, shared counters or device capacity than are free"
