@@ -103,14 +103,14 @@ def shared_device() -> list[dict[str, Any]]:
 
 
 def test_a_shareable_device_serves_claims_while_capacity_lasts() -> None:
-    """8Gi: a takes 4Gi, b 3Gi, c (2Gi) would exceed it. Each result has a share ID (a UUID)
-    and the capacity it consumed."""
+    """8Gi: a takes 4Gi, b 3Gi, c (2Gi) would exceed it. Each result has a share ID (a UUID,
+    different for each) and the capacity it consumed."""
     sim = simulate("1.36", *shared_device())
     assert placed(sim) == {"a": "n1", "b": "n1", "c": None}
     results = [(sim.dra.claims[("default", n)].allocation or {})["devices"]["results"][0] for n in ("a", "b")]
     assert [r["consumedCapacity"] for r in results] == [{"memory": "4Gi"}, {"memory": "3Gi"}]
     ids = [r["shareID"] for r in results]
-    assert len(set(ids)) == 2 and all(uuid.UUID(i).version == 4 for i in ids)
+    assert len({uuid.UUID(i) for i in ids}) == 2
 
 
 def test_a_shareable_device_is_exclusive_before_1_36() -> None:

@@ -17,6 +17,11 @@ of every claim the pod still needs. This is the same search, written for our obj
 - ``allocationMode: All`` takes every matching device of the node's pools (an error when a
   pool is incomplete or invalid, as upstream: the pod cannot be scheduled on guesswork).
 
+With DRAPartitionableDevices or DRAConsumableCapacity on (:class:`.sharing.Sharing`), pools
+are gathered as :mod:`.partitions` says, and each device taken also passes
+:class:`.sharing.SharingSearch` (counters, capacity); with both off the search is exactly
+the one above.
+
 Errors that upstream returns from ``Allocate`` (a selector that does not compile or fails
 to evaluate, an incomplete pool for ``All``) are raised as :class:`AllocationError`; the
 plugin turns them into an Error status. ``explain_failure`` gives, for a node where no

@@ -15,13 +15,18 @@ Extension points, as upstream's plugin has them in the default profile (no Score
   "still not schedulable" ("no new claims to deallocate" when the pod has no claims).
 - Reserve/Unreserve: the allocation is put in flight (no other pod can get its devices) and
   taken back; PreBind writes finalizer, ``status.allocation`` and ``status.reservedFor``.
+
+With DRAPartitionableDevices and DRAConsumableCapacity (on from 1.36; :mod:`.sharing`) the
+allocator also accounts shared counters and device capacity, and a shareable device's
+result carries a share ID and the capacity it consumes.
 """
 
 from __future__ import annotations
 
 import copy
+import itertools
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -261,7 +266,8 @@ class DynamicResources:
         todo = [i for i, c in enumerate(s.claims) if c.allocation is None]
         owners = [s.claims[i] for i in todo]
         allocations = [allocation_result(p, found[0], owners[k] if k < len(owners) else None, self.sharing,
-                                         self._new_share_id) for k, p in enumerate(found[1])]
+                                         _share_ids(owners[k].uid if k < len(owners) else ""))
+                       for k, p in enumerate(found[1])]
         if len(todo) != len(allocations):
             return error(f"internal error, have {len(allocations)} allocations, {len(todo)} claims to allocate")
         for i, alloc in zip(todo, allocations):
@@ -272,12 +278,6 @@ class DynamicResources:
             raw.setdefault("status", {})["allocation"] = alloc
             self.lister.in_flight[s.claims[i].uid] = ResourceClaim.from_dict(raw)
         return SUCCESS
-
-    def _new_share_id(self) -> str:
-        """A share ID for a shareable device's result: a UUID, as upstream's, drawn from the
-        scheduler's seeded generator so that a simulation repeats."""
-        rng = getattr(self.handle, "rng", None)
-        return str(uuid.UUID(int=rng.getrandbits(128) if rng is not None else 0, version=4))
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         s = state.get(STATE)
@@ -355,3 +355,11 @@ class DynamicResources:
         if isinstance(old, ResourceClaim) and old.allocation is None and claim.allocation is not None:
             return QueueingHint.QueueSkip  # allocated for some other pod: does not help this one
         return QueueingHint.Queue
+
+
+def _share_ids(claim_uid: str) -> Callable[[], str]:
+    """Share IDs for the shareable devices of one claim's allocation: UUIDs as upstream's,
+    but derived from the claim's UID and the result's position (upstream draws them at
+    random), so that a simulation repeats and the scheduler's random stream is not touched."""
+    n = itertools.count()
+    return lambda: str(uuid.uuid5(uuid.NAMESPACE_URL, f"kubesched.io/share/{claim_uid}/{next(n)}"))

@@ -147,8 +147,7 @@ class SharingSearch:
 
 def share_fields(req: ExactRequest | None, c: Candidate, new_id: Callable[[], str]) -> dict[str, Any]:
     """``shareID`` and ``consumedCapacity`` of the result for a shareable device (upstream
-    ``GetConsumedCapacityFromRequest``; the ID is a random UUID there, from the scheduler's
-    seeded generator here)."""
+    ``GetConsumedCapacityFromRequest``; the ID is a random UUID there, ``new_id``'s here)."""
     asked = resolve_requests(req, c.slice.driver, c.device) if req is not None else {}
     consumed = {name: consumed_amount((asked or {}).get(name), cap.amount, c.device.policies.get(name))
                 for name, cap in c.device.capacity.items()}
