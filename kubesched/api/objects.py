@@ -18,6 +18,7 @@ from typing import Any
 
 from kubesched.api.errors import DecodeError
 from kubesched.api.fields import ANNOTATIONS, int_field, list_field, map_field
+from kubesched.api.resize import POD_LEVEL_RESIZE, ResizeStatus, resized_pod_resources
 from kubesched.api.resources import QuantityList, ResourceList, parse_resource_list, pod_resources, to_resource
 from kubesched.api.schema import check
 from kubesched.api.schemas import NODE, POD
@@ -25,6 +26,7 @@ from kubesched.api.selectors import LabelSelector, NodeSelector, NodeSelectorTer
 from kubesched.api.volumes import Volume, parse_volumes, validate_volumes
 from kubesched.api.validation import PodParts, validate_node, validate_pod
 from kubesched.api.validation.scheduling import TAINT_EFFECTS as TAINT_EFFECTS
+from kubesched.api.validation.strings import decimal_int64
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,15 +69,45 @@ class Toleration:
         secs = obj.get("tolerationSeconds")
         return cls(key, op, value, effect, None if secs is None else int_field(secs, f"{path}.tolerationSeconds"))
 
-    def tolerates(self, taint: Taint) -> bool:
-        """Upstream ``Toleration.ToleratesTaint``."""
+    def tolerates(self, taint: Taint, comparison_operators: bool = False) -> bool:
+        """Upstream ``Toleration.ToleratesTaint``. ``comparison_operators``: the
+        TaintTolerationComparisonOperators gate; without it a ``Lt``/``Gt`` toleration
+        tolerates nothing, with it the taint's value compares to the toleration's as integers."""
         if self.effect and self.effect != taint.effect:
             return False
         if self.key and self.key != taint.key:
             return False
         if self.operator == "Exists":
             return True
+        if self.operator in ("Lt", "Gt"):
+            return comparison_operators and _compare_numeric(self.value, taint.value, self.operator)
         return self.value == taint.value
+
+
+@dataclass(frozen=True, slots=True)
+class ComparingToleration(Toleration):
+    """A toleration whose ``Lt``/``Gt`` compare (TaintTolerationComparisonOperators on), for
+    code that asks ``tolerates(taint)`` without knowing the gate (PodTopologySpread's
+    node inclusion)."""
+
+    def tolerates(self, taint: Taint, comparison_operators: bool = True) -> bool:
+        return Toleration.tolerates(self, taint, True)
+
+
+def with_comparing_tolerations(pod: "Pod") -> "Pod":
+    """``pod`` whose Lt/Gt tolerations compare; the same pod when it has none."""
+    if not any(t.operator in ("Lt", "Gt") for t in pod.tolerations):
+        return pod
+    return pod.evolve(tolerations=tuple(ComparingToleration(t.key, t.operator, t.value, t.effect,
+                                                            t.toleration_seconds) for t in pod.tolerations))
+
+
+def _compare_numeric(toleration_value: str, taint_value: str, op: str) -> bool:
+    """``compareNumericValues``: a value that is not a canonical int64 matches nothing."""
+    tol, tnt = decimal_int64(toleration_value), decimal_int64(taint_value)
+    if tol is None or tnt is None:
+        return False
+    return tnt < tol if op == "Lt" else tnt > tol
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,7 +376,14 @@ class Pod:
                 containers=containers, inits=inits, labels=labels, annotations=annotations,
                 node_selector=node_selector, overhead=overhead, pod_requests=pod_level_req,
                 pod_limits=pod_level_lim, require_limits=require_limits))
-        requests, non0_cpu, non0_mem = pod_resources(containers, inits, overhead, pod_level_req)
+        resize = ResizeStatus.parse(status)
+        with_pod_level: tuple[ResourceList, int, int] | None = None
+        if resize is None:
+            requests, non0_cpu, non0_mem = pod_resources(containers, inits, overhead, pod_level_req)
+        else:
+            requests, non0_cpu, non0_mem = resized_pod_resources(containers, inits, overhead, pod_level_req,
+                                                                 resize, False)
+            with_pod_level = resized_pod_resources(containers, inits, overhead, pod_level_req, resize, True)
         tolerations = tuple(Toleration.parse(t, f"spec.tolerations[{i}]")
                             for i, t in enumerate(list_field(spec.get("tolerations"), "spec.tolerations")))
         tsc = tuple(TopologySpreadConstraint.parse(t, f"spec.topologySpreadConstraints[{i}]", labels)
@@ -364,7 +403,7 @@ class Pod:
             if isinstance(o, Mapping) and o.get("controller"):
                 owner_kind = str(o.get("kind") or "")
         pp = str(spec.get("preemptionPolicy") or "PreemptLowerPriority")
-        return cls(
+        pod = cls(
             raw=raw, name=name, namespace=ns, uid=str(meta.get("uid") or f"{ns}/{name}"),
             labels=labels, annotations=annotations,
             node_name=str(spec.get("nodeName") or ""),
@@ -382,6 +421,9 @@ class Pod:
             requests=requests, non0_cpu=non0_cpu, non0_mem=non0_mem, host_ports=host_ports,
             owner_kind=owner_kind, volumes=volumes,
         )
+        if with_pod_level is not None and with_pod_level != (requests, non0_cpu, non0_mem):
+            pod.extra[POD_LEVEL_RESIZE] = with_pod_level
+        return pod
 
 
 _POD_FIELDS = tuple(f.name for f in fields(Pod))

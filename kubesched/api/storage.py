@@ -256,6 +256,8 @@ class CSIDriver:
     storage_capacity: bool  # defaults to false
     pod_info_on_mount: bool
     volume_lifecycle_modes: tuple[str, ...]
+    # VolumeLimitScaling: pods using the driver do not go to nodes whose CSINode lacks it
+    prevent_pod_scheduling_if_missing: bool = False
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any], *, validate: bool = True) -> "CSIDriver":
@@ -269,7 +271,8 @@ class CSIDriver:
                    storage_capacity=bool(spec.get("storageCapacity")),
                    pod_info_on_mount=bool(spec.get("podInfoOnMount")),
                    volume_lifecycle_modes=tuple(str_list(spec.get("volumeLifecycleModes") or ["Persistent"],
-                                                         "spec.volumeLifecycleModes")))
+                                                         "spec.volumeLifecycleModes")),
+                   prevent_pod_scheduling_if_missing=spec.get("preventPodSchedulingIfMissing") is True)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -148,6 +148,11 @@ def _row(case: Case, result: dict[str, Any] | None, error: str = "") -> dict[str
     return row
 
 
+def _release(args: argparse.Namespace) -> dict[str, Any]:
+    """``kubernetesVersion`` the run decided as, and ``featureGates`` when set (JSON output)."""
+    return versionargs.features(args).to_json()
+
+
 # -- the suite: one child process per case ------------------------------------------------
 def _child(spec: "BenchSpec", out: Any) -> None:
     from kubesched.sim.bench import run_bench
@@ -223,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
                                  "shrink the suite with --scale")
         rows = _suite(args, show)
         if args.output == "json":
-            json.dump(rows, sys.stdout, indent=1)
+            json.dump([{**row, **_release(args)} for row in rows], sys.stdout, indent=1)
             sys.stdout.write("\n")
         else:
             _print_table(rows)
@@ -260,7 +265,7 @@ def _run_one(args: argparse.Namespace, case: Case, show: bool) -> int:
     with _progress(show) as report:
         result = run_bench(spec, lambda phase, done, total: report(phase, phase, done, total)).to_json()
     if args.output == "json":
-        json.dump(result, sys.stdout, indent=1)
+        json.dump({**result, **_release(args)}, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
         row = _row(case, result)
@@ -282,7 +287,7 @@ def _run_serve(args: argparse.Namespace) -> int:
     res = run_serve_bench(1000 if args.nodes is None else args.nodes, 5000 if args.pods is None else args.pods,
                           args.clients, in_process=args.serve_in_process, serve_args=serve_args)
     if args.output == "json":
-        json.dump(res, sys.stdout, indent=1)
+        json.dump({**res, **fts.to_json()}, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
         t = Table(title="kubesched serve, end to end")

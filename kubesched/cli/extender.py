@@ -19,6 +19,9 @@ scheduler does): names-only requests (``nodeCacheCapable: true``) work, and the 
 see the pods on each node. Without it, only the Node objects in the request are known,
 with no pods. ``bindVerb: bind`` posts the Binding through the kubeconfig.
 
+The plugins decide as --kubernetes-version's release of kube-scheduler (with --feature-gates
+applied): without the flag, the cluster's own release with --kubeconfig, else the newest.
+
 Endpoints: POST /filter, /prioritize, /bind; GET /healthz, /metrics. TLS with
 --tls-cert-file and --tls-private-key-file. SIGINT/SIGTERM stop it.
 """
@@ -34,6 +37,7 @@ import threading
 from types import FrameType
 
 from kubesched.api.errors import KubeschedError
+from kubesched.cli import versionargs
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +59,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="keep a node+pod cache from this cluster (list/watch) and bind through it")
     p.add_argument("--tls-cert-file", metavar="PATH", default="", help="serve HTTPS with this certificate")
     p.add_argument("--tls-private-key-file", metavar="PATH", default="", help="... and this key")
+    versionargs.add_arguments(p, default="the --kubeconfig cluster's own, from its /version; else the newest")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
     if config.extenders:
         log.warning("%s: extenders: ignored (this process serves the profile's own plugins)", args.config)
     config = dataclasses.replace(config, extenders=())
+    # the release: the flag's; else the cluster's (asked once connected); else the default
+    asks_server = bool(args.kubeconfig) and not args.kubernetes_version
+    fts = None if asks_server else versionargs.features(args)
     client = None
     live = None
     server = None
@@ -81,12 +89,15 @@ def run(args: argparse.Namespace) -> int:
             from kubesched.live import LiveOptions, LiveScheduler
 
             client = KubeClient.connect(args.kubeconfig)
+            if fts is None:
+                fts = versionargs.server_features(args, client)
             try:
-                live = LiveScheduler(config, client, LiveOptions(seed=0, explain=False), registry)
+                live = LiveScheduler(config, client, LiveOptions(seed=0, explain=False, features=fts), registry)
             except KubeschedError as exc:
                 raise KubeschedError(f"{args.config}: {exc}") from exc
+        assert fts is not None
         try:
-            ext = PluginExtender(config, registry, args.profile or None, live)
+            ext = PluginExtender(config, registry, args.profile or None, live, fts)
         except KubeschedError as exc:
             raise KubeschedError(f"{args.config}: {exc}") from exc
         if args.tls_cert_file:
@@ -105,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
             live.start_informers()
         server.start()
         plugins = ", ".join(dict.fromkeys(pl.name for pl in (*ext.fw.points["filter"], *ext.fw.points["score"])))
-        print(f"kubesched extender serving profile {ext.profile} ({plugins}) on {server.url} "
+        print(f"kubesched extender serving profile {ext.profile} ({plugins}) as Kubernetes {fts.version} on {server.url} "
               f"(filter, prioritize, bind; node cache: {'yes' if live else 'no'})", flush=True)
         stop = threading.Event()
 

@@ -13,7 +13,8 @@ from kubesched.sim.driver import PodOutcome, Simulation
 
 SHORT = {"NodeResourcesFit": "Fit", "NodeResourcesBalancedAllocation": "Balanced",
          "ImageLocality": "Image", "TaintToleration": "Taint", "NodeAffinity": "NodeAff",
-         "InterPodAffinity": "PodAff", "PodTopologySpread": "Spread", "VolumeBinding": "Volume"}
+         "InterPodAffinity": "PodAff", "PodTopologySpread": "Spread", "VolumeBinding": "Volume",
+         "DynamicResources": "DRA"}
 
 STATUS_STYLE = {"Scheduled": "green", "Unschedulable": "red", "Gated": "yellow",
                 "Preempted": "magenta", "Error": "bold red", "Waiting": "cyan"}
@@ -151,10 +152,15 @@ def _print_filter(con: Console, doc: dict[str, Any]) -> None:
 
 def _print_scores(con: Console, doc: dict[str, Any], scores: dict[str, dict[str, int]],
                   totals: dict[str, int], chosen: str | None) -> None:
-    plugins = sorted({p for s in scores.values() for p in s})
+    raw, norm = doc.get("rawScores") or {}, doc.get("normalizedScores") or {}
+    every = sorted({p for s in scores.values() for p in s})
+    # a plugin that gave 0 to every node (raw and weighted) is named once, not given a column
+    zero = [p for p in every if all(not s.get(p) for s in scores.values())
+            and all(not r.get(p) for r in raw.values())]
+    plugins = [p for p in every if p not in zero]
     order = sorted(totals, key=lambda n: (-totals[n], n))
     st = Table(title="Score (weighted, after normalisation)", title_justify="left")
-    st.add_column("NODE")
+    st.add_column("NODE", no_wrap=True)
     for p in plugins:
         st.add_column(SHORT.get(p, p), justify="right", overflow="fold")
     st.add_column("TOTAL", justify="right")
@@ -162,11 +168,10 @@ def _print_scores(con: Console, doc: dict[str, Any], scores: dict[str, dict[str,
         mark = " *" if node == chosen else ""
         st.add_row(escape(node) + mark, *[str(scores[node].get(p, "")) for p in plugins], str(totals[node]))
     con.print(st)
-    raw, norm = doc.get("rawScores") or {}, doc.get("normalizedScores") or {}
     weights = doc.get("weights") or {}
     if raw:
         dt = Table(title="Score detail (raw -> normalised; weight)", title_justify="left")
-        dt.add_column("NODE")
+        dt.add_column("NODE", no_wrap=True)
         for p in plugins:
             dt.add_column(f"{SHORT.get(p, p)} x{weights[p]}" if p in weights else SHORT.get(p, p),
                           justify="right", overflow="fold")
@@ -174,6 +179,8 @@ def _print_scores(con: Console, doc: dict[str, Any], scores: dict[str, dict[str,
             r, n = raw.get(node, {}), norm.get(node, {})
             dt.add_row(escape(node), *[f"{r[p]}->{n.get(p, '')}" if p in r else "" for p in plugins])
         con.print(dt)
+    if zero:
+        con.print("0 on every node: " + escape(", ".join(zero)))
     legend = [f"{SHORT[p]}={p}" for p in plugins if p in SHORT]
     if legend:
         con.print("[dim]" + escape(", ".join(legend)) + "[/]")

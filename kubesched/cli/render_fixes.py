@@ -90,7 +90,9 @@ def evidence_text(plugin: str, ev: dict[str, Any]) -> str:
     if "resourceClaims" in ev:
         claims = ", ".join(str(c.get("claim") or c.get("name")) for c in ev["resourceClaims"])
         devices = ", ".join(f"{d} {n}" for d, n in (ev.get("nodeDevices") or {}).items()) or "none"
-        return f"claims {claims}; node devices: {devices}"
+        ext = "".join(f"; {n}: asks {e['asks']} (class {e['class']}, allocatable {e['allocatable']})"
+                      for n, e in (ev.get("extendedResources") or {}).items())
+        return f"claims {claims or 'none'}{ext}; node devices: {devices}"
     if "claims" in ev:
         return "; ".join(_claim_text(c) for c in ev["claims"]) or "no claims"
     if ev.get("unschedulable"):

@@ -8,11 +8,17 @@ ResourceClaimTemplate: it creates the claim ``<pod>-<claim>`` (owner: the pod, a
 ``resource.kubernetes.io/pod-claim-name``) and records it in the pod's
 ``status.resourceClaimStatuses`` (the real controller uses ``generateName``; a fixed name
 makes runs reproducible, as ``../shared/fidelity-dra/README.md`` says upstream was driven).
+
+For extended resources backed by DRA it is also the ``ExtendedClaimWriter``: the claim
+DynamicResources creates in PreBind gets its ``generateName`` plus a suffix derived from
+the pod's uid (the API server's is random; this keeps runs reproducible), and the pod's
+``status.extendedResourceClaimStatus`` is set on the pod itself.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -107,6 +113,9 @@ class InProcessDra:
     def device_class(self, name: str) -> DeviceClass | None:
         return self.classes.get(name)
 
+    def device_classes(self) -> Sequence[DeviceClass]:
+        return list(self.classes.values())
+
     def resource_slices(self) -> Sequence[ResourceSlice]:
         if self._slice_list is None:
             self._slice_list = sorted(self.slices.values(), key=lambda s: s.name)
@@ -140,6 +149,36 @@ class InProcessDra:
         for fn in self.listeners:
             fn("ResourceClaim", old, new)
         return new
+
+    # -- ExtendedClaimWriter --------------------------------------------------------------------------
+    def create_claim(self, raw: dict[str, Any]) -> ResourceClaim:
+        raw = copy.deepcopy(raw)
+        meta = raw.setdefault("metadata", {})
+        ns = str(meta.get("namespace") or "default")
+        owner: dict[str, Any] = next(iter(meta.get("ownerReferences") or []), {})
+        digest = hashlib.sha256(str(owner.get("uid") or meta.get("generateName")).encode()).hexdigest()
+        name = str(meta.get("generateName") or "") + "".join("bcdfghjklmnpqrstvwxz2456789"[int(c, 16)]
+                                                              for c in digest[:5])
+        if (ns, name) in self.claims:
+            raise DraWriteError(f'resourceclaims.resource.k8s.io "{name}" already exists')
+        meta.update(name=name, namespace=ns, uid=f"claim-{ns}-{name}")
+        try:
+            claim = ResourceClaim.from_dict(raw)
+        except DecodeError as exc:
+            raise DraWriteError(f"ResourceClaim {ns}/{name} is invalid: {exc}") from None
+        self.claims[(ns, name)] = claim
+        self._changed(slices=False)
+        for fn in self.listeners:
+            fn("ResourceClaim", None, claim)
+        return claim
+
+    def delete_claim(self, namespace: str, name: str) -> None:
+        old = self.claims.pop((namespace, name), None)
+        if old is not None:
+            self._changed(slices=False)
+
+    def set_extended_resource_claim_status(self, pod: Pod, status: dict[str, Any]) -> None:
+        pod.raw["status"] = {**(pod.raw.get("status") or {}), "extendedResourceClaimStatus": status}
 
     # -- output ------------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:

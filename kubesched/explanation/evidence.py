@@ -20,6 +20,7 @@ from kubesched.api.objects import Node, Pod
 from kubesched.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.dra import DraLister
+from kubesched.framework.dra_extended import is_dra_extended_resource_name, resolver_of
 from kubesched.framework.interface import ClusterObjects
 from kubesched.framework.storage import StorageLister
 from kubesched.framework.types import NodeInfo
@@ -284,12 +285,24 @@ def devices(ctx: EvidenceContext, ni: NodeInfo) -> dict[str, Any]:
         claims.append(doc)
     out: dict[str, Any] = {"resourceClaims": claims}
     if ctx.dra is not None:
+        ext = _extended_resources(ctx, ni)
+        if ext:
+            out["extendedResources"] = ext
         per_driver: dict[str, int] = {}
         for sl in ctx.dra.resource_slices():
             if sl.node_name == ni.name:
                 per_driver[sl.driver] = per_driver.get(sl.driver, 0) + len(sl.devices)
         out["nodeDevices"] = per_driver
     return out
+
+
+def _extended_resources(ctx: EvidenceContext, ni: NodeInfo) -> dict[str, Any]:
+    """The pod's extended resources a DeviceClass maps (DRAExtendedResource): the class, the
+    amount asked, and the node's allocatable of it (0: DRA must provide it there)."""
+    resolver = resolver_of(ctx.dra)
+    return {n: {"class": c.name, "asks": q, "allocatable": ni.allocatable.get(n, 0)}
+            for n, q in sorted(ctx.pod.requests.items())
+            if q and is_dra_extended_resource_name(n) and (c := resolver.device_class(n)) is not None}
 
 
 EVIDENCE: Mapping[str, Callable[[EvidenceContext, NodeInfo], dict[str, Any]]] = {

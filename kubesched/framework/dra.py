@@ -38,6 +38,10 @@ class DraLister(Protocol):
 
     def device_class(self, name: str) -> DeviceClass | None: ...
 
+    def device_classes(self) -> Sequence[DeviceClass]:
+        """Every class, in the order they were added (extended resource names resolve by it)."""
+        ...
+
     def resource_slices(self) -> Sequence[ResourceSlice]: ...
 
     def resource_claim(self, namespace: str, name: str) -> ResourceClaim | None: ...
@@ -68,6 +72,9 @@ class NoDra:
 
     def device_class(self, name: str) -> DeviceClass | None:
         return None
+
+    def device_classes(self) -> Sequence[DeviceClass]:
+        return ()
 
     def resource_slices(self) -> Sequence[ResourceSlice]:
         return ()

@@ -47,6 +47,7 @@ from kubesched.framework.clock import RealClock
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.errors import ProfileError
 from kubesched.framework.extender import MAX_EXTENDER_PRIORITY, MAX_NODE_SCORE
+from kubesched.framework.features import Features
 from kubesched.framework.interface import PODS_TO_ACTIVATE
 from kubesched.framework.registry import Registry
 from kubesched.framework.runtime.framework import Framework
@@ -127,7 +128,7 @@ class PluginExtender:
     time (the scheduler's lock, which the informers also take)."""
 
     def __init__(self, config: SchedulerConfig, registry: Registry, profile: str | None = None,
-                 live: LiveScheduler | None = None) -> None:
+                 live: LiveScheduler | None = None, features: Features | None = None) -> None:
         self.live = live
         self._live_snapshot = Snapshot()
         if live is not None:
@@ -135,7 +136,7 @@ class PluginExtender:
         else:
             cluster = InProcessCluster(RealClock().now)
             self.sched = new_scheduler(config, cache=Cache(), sink=cluster, objects=cluster, now=cluster.now,
-                                       rng=random.Random(0), registry=registry)
+                                       rng=random.Random(0), registry=registry, features=features)
         profiles = self.sched.profiles
         name = profile or config.profiles[0].scheduler_name
         if name not in profiles:

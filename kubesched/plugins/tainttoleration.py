@@ -48,15 +48,17 @@ class _PreScoreState:
 _PRE_SCORE_KEY: StateKey[_PreScoreState] = StateKey("PreScore" + names.TAINT_TOLERATION)
 
 
-def _tolerated(taint: Taint, tolerations: Sequence[Toleration]) -> bool:
-    return any(t.tolerates(taint) for t in tolerations)
+def _tolerated(taint: Taint, tolerations: Sequence[Toleration], comparison_operators: bool) -> bool:
+    return any(t.tolerates(taint, comparison_operators) for t in tolerations)
 
 
-def find_untolerated_taint(taints: Sequence[Taint], tolerations: Sequence[Toleration]) -> Taint | None:
+def find_untolerated_taint(taints: Sequence[Taint], tolerations: Sequence[Toleration],
+                           comparison_operators: bool = False) -> Taint | None:
     """The first NoSchedule/NoExecute taint no toleration tolerates (``FindMatchingUntoleratedTaint``
-    with ``DoNotScheduleTaintsFilterFunc``), or None."""
+    with ``DoNotScheduleTaintsFilterFunc``), or None. ``comparison_operators``: the
+    TaintTolerationComparisonOperators gate (``Lt``/``Gt`` tolerations)."""
     for taint in taints:
-        if taint.effect in _DO_NOT_SCHEDULE and not _tolerated(taint, tolerations):
+        if taint.effect in _DO_NOT_SCHEDULE and not _tolerated(taint, tolerations, comparison_operators):
             return taint
     return None
 
@@ -74,8 +76,9 @@ def _prefer_no_schedule_tolerations(pod: Pod) -> tuple[Toleration, ...]:
     return tuple(t for t in pod.tolerations if not t.effect or t.effect == _PREFER_NO_SCHEDULE)
 
 
-def _count_intolerable(taints: Sequence[Taint], tolerations: Sequence[Toleration]) -> int:
-    return sum(1 for t in taints if t.effect == _PREFER_NO_SCHEDULE and not _tolerated(t, tolerations))
+def _count_intolerable(taints: Sequence[Taint], tolerations: Sequence[Toleration], comparison_operators: bool) -> int:
+    return sum(1 for t in taints
+               if t.effect == _PREFER_NO_SCHEDULE and not _tolerated(t, tolerations, comparison_operators))
 
 
 class TaintToleration:
@@ -83,7 +86,9 @@ class TaintToleration:
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         self.handle = handle
-        self.generic_reason = features_of(handle).has("TaintTolerationGenericReason")
+        fts = features_of(handle)
+        self.generic_reason = fts.has("TaintTolerationGenericReason")
+        self.comparison_operators = fts.enabled("TaintTolerationComparisonOperators")
 
     def signature(self, pod: Pod) -> Hashable:
         """Pods with the same tolerations get the same results on a node (NodeLocalPlugin)."""
@@ -93,7 +98,7 @@ class TaintToleration:
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         node = node_info.node
         taints = node.taints if node is not None else ()
-        taint = find_untolerated_taint(taints, pod.tolerations)
+        taint = find_untolerated_taint(taints, pod.tolerations, self.comparison_operators)
         if taint is None:
             return SUCCESS
         return GENERIC_REASON if self.generic_reason else _reject(taint)
@@ -103,7 +108,7 @@ class TaintToleration:
         rows = ids[idx]
         ok = np.zeros(len(sets), bool)
         for u in np.unique(rows).tolist():
-            ok[u] = find_untolerated_taint(sets[u], pod.tolerations) is None
+            ok[u] = find_untolerated_taint(sets[u], pod.tolerations, self.comparison_operators) is None
         out: np.ndarray = ok[rows]
         return out
 
@@ -124,7 +129,7 @@ class TaintToleration:
         if isinstance(s, Status):
             return s
         node = node_info.node
-        return _count_intolerable(node.taints if node is not None else (), s.tolerations)
+        return _count_intolerable(node.taints if node is not None else (), s.tolerations, self.comparison_operators)
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable,
                     idx: np.ndarray) -> np.ndarray | Status:
@@ -135,7 +140,7 @@ class TaintToleration:
         rows = ids[idx]
         counts = np.zeros(len(sets), np.int64)
         for u in np.unique(rows).tolist():
-            counts[u] = _count_intolerable(sets[u], s.tolerations)
+            counts[u] = _count_intolerable(sets[u], s.tolerations, self.comparison_operators)
         out: np.ndarray = counts[rows]
         return out
 
@@ -157,8 +162,9 @@ class TaintToleration:
         """Queue only when the node went from having an untolerated taint to having none."""
         if not isinstance(new, Node) or (old is not None and not isinstance(old, Node)):
             return QueueingHint.Queue  # upstream: a type error, retried with backoff
-        was_untolerated = old is None or find_untolerated_taint(old.taints, pod.tolerations) is not None
-        is_untolerated = find_untolerated_taint(new.taints, pod.tolerations) is not None
+        cmp = self.comparison_operators
+        was_untolerated = old is None or find_untolerated_taint(old.taints, pod.tolerations, cmp) is not None
+        is_untolerated = find_untolerated_taint(new.taints, pod.tolerations, cmp) is not None
         if was_untolerated and not is_untolerated:
             logger.debug("node %s now tolerated by pod %s", new.name, pod.key)
             return QueueingHint.Queue

@@ -29,6 +29,7 @@ from typing import Any
 
 from kubesched.api.objects import Node, Pod
 from kubesched.framework.events import ActionType, ClusterEvent, Resource
+from kubesched.framework.resized import as_counted
 from kubesched.queue import clusterevents as ce
 from kubesched.scheduler.scheduler import Scheduler
 
@@ -127,11 +128,13 @@ class EventHandlers:
     def add_pod_to_cache(self, pod: Pod) -> None:
         """A bound pod appeared (or an assumed pod's binding was confirmed)."""
         log.debug("add event for scheduled pod %s", pod.key)
+        pod = as_counted(pod, self.sched.features)
         self.sched.cache.add_pod(pod)
         self._move(ce.EVENT_ASSIGNED_POD_ADD, None, pod)
 
     def update_pod_in_cache(self, old: Pod, new: Pod) -> None:
         log.debug("update event for scheduled pod %s", new.key)
+        old, new = as_counted(old, self.sched.features), as_counted(new, self.sched.features)
         if old.uid != new.uid:  # another pod under the same name: the cache keys pods by uid
             self.sched.cache.remove_pod(old)
             self.sched.cache.add_pod(new)

@@ -32,6 +32,7 @@ from kubesched.framework.events import ActionType, Resource
 from kubesched.framework.interface import QueuedPodInfo
 from kubesched.plugins.preemption.pdb import disruptions_allowed
 from kubesched.framework.features import Features
+from kubesched.framework.resized import as_counted
 from kubesched.explanation.attempt import Attempt
 from kubesched.scheduler.factory import QueueOptions, new_scheduler
 from kubesched.sim.clock import VirtualClock
@@ -111,15 +112,16 @@ class Simulation:
         self.cache = Cache()
         for n in manifest.nodes:
             self.cache.add_node(n)
+        features = features or Features.for_version(getattr(manifest, "kubernetes_version", None))
         for p in self.cluster.pods.values():
             if p.node_name:
-                self.cache.add_pod(p)
+                self.cache.add_pod(as_counted(p, features))
         self.sched = new_scheduler(
             config, cache=self.cache, sink=self.cluster, objects=self.cluster, now=self.clock.now,
             rng=random.Random(seed), tie_break_by_name=tie_break == "name", explain=explain,
             storage=self.storage, storage_writer=self.storage, dra=self.dra, dra_writer=self.dra,
             extenders=[HTTPExtender(e) for e in config.extenders],
-            features=features or Features.for_version(getattr(manifest, "kubernetes_version", None)),
+            features=features,
             queue=QueueOptions(pod_lister=lambda p: self.cluster.pods.get(p.uid), listener=self.timeline.on_move))
         self.features = self.sched.features
         self.explain = explain

@@ -27,6 +27,7 @@ def test_every_pod_acknowledged_bound_and_still_bound_after_sigkill(mode: tuple[
     assert (res["acknowledged"], res["create_errors"], res["bound_seen_by_watch"]) == (12, 0, 12)
     assert (res["after_sigkill_missing"], res["after_sigkill_moved_or_unbound"]) == (0, 0)
     assert res["ok"] is True
+    assert res["kubernetesVersion"] == "1.34"  # tests/conftest.py pins the default release
     assert res["pods_per_second"] > 0 and res["first_create_to_last_bind_seconds"] > 0
     cpu = res["cpu_seconds_during_burst"]  # from /proc: serve, its scheduler child, this bench
     assert set(cpu) == {"serve", "scheduler_process", "bench"}

@@ -56,7 +56,8 @@ def test_unsupported_or_unreadable_server_release_is_one_error() -> None:
 
 @pytest.mark.parametrize("command", [["simulate", "-f", "x"], ["explain", "p"], ["compare", "-f", "x", "--config", "c"],
                                      ["capacity", "fit", "-f", "x", "--pod", "p"], ["replay", "-f", "x", "--trace", "t"],
-                                     ["bench", "--serve"], ["serve"], ["run", "--config", "c"]])
+                                     ["bench", "--serve"], ["serve"], ["run", "--config", "c"],
+                                     ["extender", "--config", "c"]])
 def test_every_scheduling_command_takes_the_flags(command: list[str]) -> None:
     ns = build_parser().parse_args([*command, "--kubernetes-version", "1.36", "--feature-gates", "A=true"])
     assert (ns.kubernetes_version, ns.feature_gates) == ("1.36", "A=true")

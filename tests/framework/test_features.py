@@ -111,6 +111,63 @@ def test_release_changes() -> None:
     assert Features.for_version("1.37").has("DynamicResourcesScoreAllocatedClaims")
 
 
+# The scheduler's versioned specs after v1.37 (the newest stored upstream list of the gates
+# kube-scheduler reads: ``defaultVersionedKubernetesFeatureGates`` of the scheduler's features
+# package), each 1.36 / 1.37 value checked step by step.
+@pytest.mark.parametrize("gate,version,want", [
+    ("ClearingNominatedNodeNameAfterBinding", "1.36", True),  # kube_features.go: {1.35 Beta true}
+    ("ClearingNominatedNodeNameAfterBinding", "1.37", True),
+    ("NominatedNodeNameForExpectation", "1.36", True),  # {1.34 Alpha false, 1.35 Beta true}
+    ("NominatedNodeNameForExpectation", "1.37", True),
+    ("SchedulerAsyncAPICalls", "1.36", False),  # {1.34 Beta false}
+    ("SchedulerAsyncAPICalls", "1.37", False),
+    ("StorageCapacityScoring", "1.36", False),  # {1.33 Alpha false, 1.37 Beta true}
+    ("StorageCapacityScoring", "1.37", True),
+    ("VolumeLimitScaling", "1.35", False),  # {1.35 Alpha false, 1.37 Beta true}
+    ("InPlacePodLevelResourcesVerticalScaling", "1.35", False),  # {1.35 Alpha false, 1.36 Beta true}
+    ("InPlacePodLevelResourcesVerticalScaling", "1.36", True),
+    ("InPlacePodLevelResourcesVerticalScaling", "1.37", True),
+    ("TaintTolerationComparisonOperators", "1.36", False),  # {1.35 Alpha false}
+    ("GangScheduling", "1.36", False),  # {1.35 Alpha false}; gone in 1.37
+    ("GenericWorkload", "1.37", False),  # {1.35 Alpha false, 1.37 Beta false}
+    ("OpportunisticBatching", "1.37", True),  # {1.35 Beta true}
+    ("DRAAdminAccess", "1.36", True),  # {1.36 GA true locked}
+    ("VolumeAttributesClass", "1.37", True),  # {1.36 GA true locked}
+    ("CompositePodGroup", "1.37", False),  # new in 1.37, Alpha false
+    ("SchedulerPreQueueingHints", "1.37", False),
+    ("InterPodAffinityHostnameFastPath", "1.37", False),
+    ("PodGroupPreemptionPolicy", "1.37", False),
+    ("InPlacePodVerticalScalingSchedulerPreemption", "1.37", False),
+    # removed gates keep the behaviour that stayed: sidecars and queueing hints are always on
+    ("SidecarContainers", "1.37", True),
+    ("SchedulerQueueingHints", "1.37", True),
+])
+def test_release_defaults_1_36_1_37(gate: str, version: str, want: bool) -> None:
+    assert Features.for_version(version).enabled(gate) is want
+
+
+@pytest.mark.parametrize("version,gates,message", [
+    # kubernetes/kubernetes#139520 folded GangScheduling and WorkloadAwarePreemption into
+    # GenericWorkload for 1.37; #138420 and #137755 deleted the GA-locked QueueingHints and
+    # SidecarContainers gates: component-base then says "unrecognized feature gate".
+    ("1.37", "GangScheduling=false", "unrecognized feature gate: GangScheduling (removed in Kubernetes 1.37)"),
+    ("1.37", "WorkloadAwarePreemption=false", "unrecognized feature gate: WorkloadAwarePreemption"),
+    ("1.37", "SchedulerQueueingHints=true", "unrecognized feature gate: SchedulerQueueingHints"),
+    ("1.37", "SidecarContainers=true", "unrecognized feature gate: SidecarContainers"),
+    ("1.35", "WorkloadAwarePreemption=false", "does not exist in Kubernetes 1.35"),
+    ("1.36", "CompositePodGroup=false", "does not exist in Kubernetes 1.36"),
+])
+def test_removed_and_new_gates(version: str, gates: str, message: str) -> None:
+    with pytest.raises(FeatureGateError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        Features.for_version(version, gates)
+
+
+def test_gates_still_taken_before_removal() -> None:
+    assert not Features.for_version("1.36", "GangScheduling=false,WorkloadAwarePreemption=false").enabled(
+        "WorkloadAwarePreemption")
+    assert Features.for_version("1.36", "SidecarContainers=true").enabled("SidecarContainers")
+
+
 @pytest.mark.parametrize("version,gates", [
     ("1.36", "DRAPartitionableDevices=false,DRAConsumableCapacity=false"),
     ("1.35", "DRAPartitionableDevices=true,DRAConsumableCapacity=true"),

@@ -91,6 +91,16 @@ def test_default_profile_runs_prefilter_before_filter() -> None:
                                                  "tainted": "node(s) had untolerated taint {dedicated: a}"}
 
 
+def test_plugins_decide_as_the_release_asked() -> None:
+    """``kubesched extender --kubernetes-version 1.35``: TaintToleration's v1.35 Filter reason
+    (taint_toleration.go from v1.35: one reason for every tainted node)."""
+    from kubesched.framework.features import Features
+
+    ext = PluginExtender(_cfg(), in_tree_registry(), features=Features.for_version("1.35"))
+    res = ext.filter(decode_args(args(pod(), node("tainted", taint="a"), node("ok"))))
+    assert res["FailedAndUnresolvableNodes"] == {"tainted": "node(s) had untolerated taint(s)"}
+
+
 def test_prioritize_scales_the_weighted_total_to_ten() -> None:
     """LabelGuard alone (weight 1): 10 × (rank % 11) → round(that × 10 / 100) = rank % 11."""
     ext = PluginExtender(_cfg(ONLY), in_tree_registry())
@@ -192,7 +202,9 @@ def test_tls(tmp_path: Path) -> None:
     ("profiles: [{plugins: {filter: {enabled: [{name: nosuch:Plugin}]}}}]", (), "nosuch:Plugin"),
     ("", ("--profile", "other"), 'no profile with schedulerName "other"'),
     ("", ("--tls-cert-file", "/nonexistent.crt", "--tls-private-key-file", "/nonexistent.key"), "/nonexistent.crt"),
-], ids=["unknown-field", "unknown-plugin", "unknown-profile", "missing-cert"])
+    ("", ("--kubernetes-version", "1.31"), "Kubernetes 1.31 is not supported; supported: 1.34, 1.35, 1.36, 1.37"),
+    ("", ("--feature-gates", "NoSuchGate=true"), "unrecognized feature gate: NoSuchGate"),
+], ids=["unknown-field", "unknown-plugin", "unknown-profile", "missing-cert", "unsupported-release", "unknown-gate"])
 def test_bad_configuration_exits_2_naming_file_and_field(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                         config: str, extra: tuple[str, ...], error: str) -> None:
     path = tmp_path / "plugins.yaml"

@@ -211,8 +211,17 @@ def test_cli_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
                "--percentage-of-nodes-to-score", "50", "-o", "json"])
     assert rc == 0
     doc = json.loads(capsys.readouterr().out)
-    assert list(doc) == EXPECTED_KEYS
+    assert list(doc) == [*EXPECTED_KEYS, "kubernetesVersion"]
     assert doc["scheduled"] == 9 and doc["nodes"] == 12 and doc["percentage_of_nodes_to_score"] == 50
+    assert doc["kubernetesVersion"] == "1.34"  # tests/conftest.py pins the default release
+
+
+def test_cli_bench_json_reports_the_release_and_gates(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["bench", "--workload", "basic", "--nodes", "3", "--init-pods", "0", "--pods", "2", "-o", "json",
+               "--kubernetes-version", "v1.36.1", "--feature-gates", "OpportunisticBatching=false"])
+    assert rc == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["kubernetesVersion"], doc["featureGates"]) == ("1.36", {"OpportunisticBatching": False})
 
 
 def test_cli_bench_rejects_bad_sizes(capsys: pytest.CaptureFixture[str]) -> None:
@@ -233,4 +242,5 @@ def test_cli_bench_suite_scaled(capsys: pytest.CaptureFixture[str]) -> None:
                                               "basic", "dra", "mixed"]
     for row in rows:
         assert list(row["result"]) == EXPECTED_KEYS
+        assert row["kubernetesVersion"] == "1.34"
         assert row["result"]["scheduled"] == row["pods"]

@@ -68,7 +68,9 @@ MESSAGES: dict[str, str] = {
         "containerStatuses [atomic]@core:ContainerStatus 8; qosClass s<PodQOSClass> 9; "
         "ephemeralContainerStatuses [atomic]@core:ContainerStatus 13; resize s<PodResizeStatus> 14; "
         "resourceClaimStatuses [map=name]@core:PodResourceClaimStatus 15; "
-        "extendedResourceClaimStatus @core:PodExtendedResourceClaimStatus 18p"),
+        "extendedResourceClaimStatus @core:PodExtendedResourceClaimStatus 18p; "
+        # pod-level in-place resize (InPlacePodLevelResourcesVerticalScaling, 1.35+), JSON only
+        "allocatedResources {ResourceList}q; resources @core:ResourceRequirements"),
     "PodTemplateSpec": "metadata @meta:ObjectMeta 1; spec @core:PodSpec 2",
     "PortStatus": "port! i32; protocol! s; error s",
     "PortworxVolumeSource": "volumeID! s 1; fsType s 2; readOnly b 3",

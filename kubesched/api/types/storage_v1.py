@@ -25,7 +25,7 @@ MESSAGES: dict[str, str] = {
     "CSIDriverSpec": (
         "attachRequired b; podInfoOnMount b; volumeLifecycleModes [set]s; storageCapacity b; fsGroupPolicy s; "
         "tokenRequests [atomic]@storage:TokenRequest; requiresRepublish b; seLinuxMount b; "
-        "nodeAllocatableUpdatePeriodSeconds i64"),
+        "nodeAllocatableUpdatePeriodSeconds i64; preventPodSchedulingIfMissing b"),
     "VolumeAttachmentSpec": "attacher! s; source! @storage:VolumeAttachmentSource; nodeName! s",
     "VolumeAttachmentStatus": (
         "attached! b; attachmentMetadata {}s; attachError @storage:VolumeError; detachError @storage:VolumeError"),

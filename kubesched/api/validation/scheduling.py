@@ -21,7 +21,7 @@ from kubesched.api.validation.meta import (
     name_is_dns_label, string_list, validate_label_name, validate_label_selector,
 )
 from kubesched.api.validation.strings import (
-    is_dns1123_subdomain, is_valid_label_value, label_value_ok,
+    decimal_int64, is_dns1123_subdomain, is_valid_label_value, label_value_ok,
 )
 
 __all__ = ["TAINT_EFFECTS", "check_label_keys", "validate_affinity", "validate_spread_constraints",
@@ -227,6 +227,11 @@ def _toleration(t: Any, path: str) -> None:
     elif op == "Exists":
         if value:
             raise invalid(f"{path}.operator", value, "value must be empty when `operator` is 'Exists'")
+    elif op in ("Lt", "Gt"):
+        # accepted as an API server with TaintTolerationComparisonOperators accepts them; the
+        # scheduler's gate decides whether they tolerate anything
+        if decimal_int64(value) is None:
+            raise invalid(f"{path}.value", value, "must be a valid decimal integer in canonical form")
     else:
         raise not_supported(f"{path}.operator", GoJSON(op), ("Equal", "Exists"))
     if effect and effect not in TAINT_EFFECTS:

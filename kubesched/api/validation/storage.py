@@ -263,7 +263,8 @@ def validate_csi_driver(meta: Mapping[str, Any], spec: Mapping[str, Any], labels
                         annotations: Mapping[str, str]) -> None:
     """``ValidateCSIDriver``: name, lifecycle modes, boolean fields."""
     validate_object_meta(meta, labels, annotations, name_is_dns_subdomain, namespaced=False)
-    for key in ("attachRequired", "podInfoOnMount", "storageCapacity", "requiresRepublish"):
+    for key in ("attachRequired", "podInfoOnMount", "storageCapacity", "requiresRepublish",
+                "preventPodSchedulingIfMissing"):
         v = spec.get(key)
         if v is not None and not isinstance(v, bool):
             raise DecodeError(f"must be a boolean, got {v!r}", field=f"spec.{key}")

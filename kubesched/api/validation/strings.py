@@ -15,7 +15,7 @@ __all__ = [
     "DNS1123_LABEL_MAX", "DNS1123_SUBDOMAIN_MAX", "LABEL_VALUE_MAX", "QUALIFIED_NAME_MAX",
     "dns1123_label_ok", "dns1123_subdomain_ok", "inclusive_range_error", "is_dns1035_label",
     "is_dns1123_label", "is_dns1123_subdomain", "is_qualified_name", "is_valid_label_value",
-    "is_valid_percent", "is_valid_port_name", "label_value_ok", "qualified_name_ok",
+    "is_valid_percent", "is_valid_port_name", "label_value_ok", "qualified_name_ok", "decimal_int64",
 ]
 
 QUALIFIED_NAME_MAX = 63
@@ -234,3 +234,14 @@ def mask_trailing_dash(name: str) -> str:
     if len(name) > 1 and name.endswith("-"):
         return name[:-2] + "a"
     return name
+
+
+def decimal_int64(text: str) -> int | None:
+    """The value of ``text`` when it is a decimal integer in canonical form (apimachinery
+    ``content.IsDecimalInteger``: ``0`` or an optional ``-`` then a digit 1-9 and digits)
+    within int64, else None."""
+    digits = text[1:] if text.startswith("-") else text
+    if not digits or not digits.isascii() or not digits.isdigit() or (digits[0] == "0" and text != "0"):
+        return None
+    n = int(text)
+    return n if -(1 << 63) <= n < (1 << 63) else None

@@ -10,6 +10,10 @@ delete-protection`` is new, a ``PUT`` of the claim with it, then a ``PUT`` of it
 resourceVersion the scheduler read, so a concurrent change fails the write (409) and
 the binding cycle fails as upstream's does.
 
+For extended resources backed by DRA it is also the ``ExtendedClaimWriter``: a ``POST``
+of the claim (the server names it from ``generateName``), a ``DELETE`` (after a ``PUT``
+without the finalizer), and a merge ``PATCH`` of the pod's ``status``.
+
 A written claim is kept as *assumed* until its informer has caught up (upstream's assume
 cache): the next pod sharing the claim reads the version just written, not a stale one
 that would make its own write conflict.
@@ -22,11 +26,13 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kubesched.api.dra import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from kubesched.api.dra import FINALIZER, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from kubesched.api.objects import Pod
+from kubesched.cluster.kube.client import MERGE_PATCH
 from kubesched.cluster.kube.client import KubeClient
 from kubesched.cluster.kube.errors import KubeClientError
 from kubesched.cluster.kube.informer import Informer
-from kubesched.cluster.kube.resources import RESOURCE_CLAIMS
+from kubesched.cluster.kube.resources import PODS, RESOURCE_CLAIMS
 from kubesched.framework.dra import DraWriteError
 
 
@@ -65,6 +71,9 @@ class KubeDra:
 
     def device_class(self, name: str) -> DeviceClass | None:
         return self._classes.get(name)
+
+    def device_classes(self) -> Sequence[DeviceClass]:
+        return self._classes.values()
 
     def resource_slices(self) -> Sequence[ResourceSlice]:
         cached = self._slice_list
@@ -115,6 +124,45 @@ class KubeDra:
                 self._assumed[(ns, name)] = claim
         self._generation += 1
         return claim
+
+    # -- ExtendedClaimWriter ---------------------------------------------------------------------
+    def create_claim(self, raw: dict[str, Any]) -> ResourceClaim:
+        ns = str((raw.get("metadata") or {}).get("namespace") or "default")
+        path = f"{RESOURCE_CLAIMS.prefix}/namespaces/{ns}/{RESOURCE_CLAIMS.plural}"
+        try:
+            out = self.client.request("POST", path, body=raw, guard=self.guard)
+        except KubeClientError as exc:
+            raise DraWriteError(f"create claim for extended resources: {exc}") from exc
+        if not isinstance(out, dict):
+            raise DraWriteError(f"POST {path}: the server answered no object")
+        claim: ResourceClaim = RESOURCE_CLAIMS.decode(out)
+        with self._lock:  # read back at once (bindClaim), before the informer has it
+            self._assumed[(claim.namespace, claim.name)] = claim
+        self._generation += 1
+        return claim
+
+    def delete_claim(self, namespace: str, name: str) -> None:
+        current = self.resource_claim(namespace, name)
+        try:
+            if current is not None and FINALIZER in ((current.raw.get("metadata") or {}).get("finalizers") or []):
+                body = copy.deepcopy(current.raw)
+                body["metadata"]["finalizers"] = [f for f in body["metadata"]["finalizers"] if f != FINALIZER]
+                self._put(RESOURCE_CLAIMS.object_path(namespace, name), body)
+            self.client.request("DELETE", RESOURCE_CLAIMS.object_path(namespace, name), guard=self.guard)
+        except KubeClientError as exc:
+            if getattr(exc, "code", None) != 404:
+                raise DraWriteError(str(exc)) from exc
+        with self._lock:
+            self._assumed.pop((namespace, name), None)
+        self._generation += 1
+
+    def set_extended_resource_claim_status(self, pod: Pod, status: dict[str, Any]) -> None:
+        path = PODS.object_path(pod.namespace, pod.name, "status")
+        try:
+            self.client.request("PATCH", path, body={"status": {"extendedResourceClaimStatus": status}},
+                                content_type=MERGE_PATCH, guard=self.guard)
+        except KubeClientError as exc:
+            raise DraWriteError(f"update pod {pod.namespace}/{pod.name} ExtendedResourceClaimStatus: {exc}") from exc
 
     def _put(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         out = self.client.request("PUT", path, body=body, guard=self.guard)

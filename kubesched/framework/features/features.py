@@ -18,7 +18,7 @@ from typing import Any
 
 from kubesched.api.errors import KubeschedError
 from kubesched.api.kubeversion import default_minor, minor_number, parse_minor
-from kubesched.framework.features.gates import GATES, Step
+from kubesched.framework.features.gates import GATES, REMOVED, Step
 
 # name -> (first release, what changed; the upstream file it is in)
 RELEASE_CHANGES: dict[str, tuple[str, str]] = {
@@ -116,6 +116,8 @@ def _check(name: str, value: bool, minor: str, where: str) -> None:
     if s is None:
         raise FeatureGateError(f"{where}: feature gate {name} does not exist in Kubernetes {minor} "
                                f"(since {gate.steps[0].since})")
+    if s.stage == REMOVED:
+        raise FeatureGateError(f"{where}: unrecognized feature gate: {name} (removed in Kubernetes {s.since})")
     if s.locked and value != s.default:
         raise FeatureGateError(f"{where}: cannot set feature gate {name} to {str(value).lower()}, "
                                f"feature is locked to {str(s.default).lower()} in Kubernetes {minor}")

@@ -2,7 +2,8 @@
 
 Transcribed from upstream's versioned feature specs: ``pkg/features/kube_features.go``
 (``defaultVersionedKubernetesFeatureGates``) at v1.35, and the scheduler's own versioned
-specs after v1.37 (which carry every entry since 1.25). Each gate lists ``(since, default,
+specs after v1.37 (which carry every entry since 1.25). A gate upstream deleted ends with a
+``REMOVED`` step, naming the pull request that deleted it. Each gate lists ``(since, default,
 stage, locked)`` steps; a release takes the last step at or before it, as component-base's
 ``VersionedSpecs`` does. Gates only other components read are not here: kube-scheduler
 accepts them, but they change nothing it decides.
@@ -17,6 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 ALPHA, BETA, GA, DEPRECATED = "Alpha", "Beta", "GA", "Deprecated"
+# A step with REMOVED: the gate is gone from that release (kube-scheduler refuses it); its
+# default is the behaviour that stays.
+REMOVED = "Removed"
 BOTH = frozenset({True, False})
 ON, OFF = frozenset({True}), frozenset({False})
 
@@ -42,12 +46,13 @@ def _g(name: str, honoured: frozenset[bool], *steps: tuple[str, bool, str] | tup
 
 GATES: dict[str, Gate] = {g.name: g for g in (
     _g("ClearingNominatedNodeNameAfterBinding", OFF, ("1.34", False, ALPHA), ("1.35", True, BETA)),
+    _g("CompositePodGroup", OFF, ("1.37", False, ALPHA)),
     _g("DRAAdminAccess", ON, ("1.32", False, ALPHA), ("1.34", True, BETA), ("1.36", True, GA, True)),
     _g("DRAConsumableCapacity", BOTH, ("1.34", False, ALPHA), ("1.36", True, BETA)),
     _g("DRADeviceBindingConditions", OFF, ("1.34", False, ALPHA), ("1.36", True, BETA)),
     _g("DRADeviceTaintRules", OFF, ("1.35", False, ALPHA), ("1.36", False, BETA), ("1.37", True, GA)),
     _g("DRADeviceTaints", OFF, ("1.33", False, ALPHA), ("1.36", True, BETA), ("1.37", True, GA)),
-    _g("DRAExtendedResource", OFF, ("1.34", False, ALPHA), ("1.36", True, BETA), ("1.37", True, GA, True)),
+    _g("DRAExtendedResource", BOTH, ("1.34", False, ALPHA), ("1.36", True, BETA), ("1.37", True, GA, True)),
     _g("DRAListTypeAttributes", OFF, ("1.36", False, ALPHA)),
     _g("DRANodeAllocatableResources", OFF, ("1.36", False, ALPHA)),
     _g("DRAPartitionableDevices", BOTH, ("1.33", False, ALPHA), ("1.36", True, BETA)),
@@ -59,10 +64,13 @@ GATES: dict[str, Gate] = {g.name: g for g in (
     _g("DRAWorkloadResourceClaims", OFF, ("1.36", False, ALPHA), ("1.37", False, BETA)),
     _g("DynamicResourceAllocation", BOTH, ("1.26", False, ALPHA), ("1.32", False, BETA), ("1.34", True, GA),
        ("1.35", True, GA, True)),
-    _g("GangScheduling", OFF, ("1.35", False, ALPHA)),
+    # folded into GenericWorkload in 1.37 (kubernetes/kubernetes#139520)
+    _g("GangScheduling", OFF, ("1.35", False, ALPHA), ("1.37", False, REMOVED)),
     _g("GenericWorkload", OFF, ("1.35", False, ALPHA), ("1.37", False, BETA)),
     _g("InPlacePodLevelResourcesVerticalScaling", OFF, ("1.35", False, ALPHA), ("1.36", True, BETA)),
     _g("InPlacePodVerticalScaling", ON, ("1.27", False, ALPHA), ("1.33", True, BETA), ("1.35", True, GA, True)),
+    _g("InPlacePodVerticalScalingSchedulerPreemption", OFF, ("1.37", False, ALPHA)),
+    _g("InterPodAffinityHostnameFastPath", OFF, ("1.37", False, ALPHA)),
     _g("MatchLabelKeysInPodTopologySpread", ON, ("1.25", False, ALPHA), ("1.27", True, BETA)),
     _g("MatchLabelKeysInPodTopologySpreadSelectorMerge", ON, ("1.34", True, BETA)),
     _g("NodeDeclaredFeatures", OFF, ("1.35", False, ALPHA), ("1.36", True, BETA), ("1.37", True, GA, True)),
@@ -70,16 +78,24 @@ GATES: dict[str, Gate] = {g.name: g for g in (
        ("1.33", True, GA, True)),
     _g("NominatedNodeNameForExpectation", OFF, ("1.34", False, ALPHA), ("1.35", True, BETA)),
     _g("OpportunisticBatching", OFF, ("1.35", True, BETA)),
+    _g("PodGroupPreemptionPolicy", OFF, ("1.37", False, ALPHA)),
     _g("PodLevelResources", ON, ("1.32", False, ALPHA), ("1.34", True, BETA)),
     _g("SchedulerAsyncAPICalls", OFF, ("1.34", False, BETA)),
     _g("SchedulerAsyncPreemption", ON, ("1.32", False, ALPHA), ("1.33", True, BETA)),
     _g("SchedulerPopFromBackoffQ", ON, ("1.33", True, BETA)),
-    _g("SchedulerQueueingHints", ON, ("1.28", False, BETA), ("1.32", True, BETA), ("1.34", True, GA, True)),
-    _g("SidecarContainers", ON, ("1.28", False, ALPHA), ("1.29", True, BETA), ("1.33", True, GA, True)),
+    _g("SchedulerPreQueueingHints", OFF, ("1.37", False, ALPHA)),
+    # removed in 1.37 (kubernetes/kubernetes#138420)
+    _g("SchedulerQueueingHints", ON, ("1.28", False, BETA), ("1.32", True, BETA), ("1.34", True, GA, True),
+       ("1.37", True, REMOVED)),
+    # removed in 1.37 (kubernetes/kubernetes#137755)
+    _g("SidecarContainers", ON, ("1.28", False, ALPHA), ("1.29", True, BETA), ("1.33", True, GA, True),
+       ("1.37", True, REMOVED)),
     _g("StorageCapacityScoring", BOTH, ("1.33", False, ALPHA), ("1.37", True, BETA)),
-    _g("TaintTolerationComparisonOperators", OFF, ("1.35", False, ALPHA)),
+    _g("TaintTolerationComparisonOperators", BOTH, ("1.35", False, ALPHA)),
     _g("TopologyAwareWorkloadScheduling", OFF, ("1.36", False, ALPHA)),
     _g("VolumeAttributesClass", ON, ("1.29", False, ALPHA), ("1.31", False, BETA), ("1.34", True, GA),
        ("1.36", True, GA, True)),
-    _g("VolumeLimitScaling", OFF, ("1.35", False, ALPHA), ("1.37", True, BETA)),
+    _g("VolumeLimitScaling", BOTH, ("1.35", False, ALPHA), ("1.37", True, BETA)),
+    # folded into GenericWorkload in 1.37 (kubernetes/kubernetes#139520)
+    _g("WorkloadAwarePreemption", OFF, ("1.36", False, ALPHA), ("1.37", False, REMOVED)),
 )}

@@ -19,6 +19,9 @@ Extension points, as upstream's plugin has them in the default profile (no Score
 With DRAPartitionableDevices and DRAConsumableCapacity (on from 1.36; :mod:`.sharing`) the
 allocator also accounts shared counters and device capacity, and a shareable device's
 result carries a share ID and the capacity it consumes.
+
+With DRAExtendedResource, extended resources a DeviceClass maps add one more claim, last,
+that the scheduler builds per node and creates in PreBind (:mod:`.extended`).
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ from kubesched.api.dra import FINALIZER, ResourceClaim, pod_claim_statuses, pod_
 from kubesched.api.objects import Node, Pod
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.dra import DraLister, DraWriteError
+from kubesched.framework.dra_extended import GATE as DRA_EXTENDED_RESOURCE, mapped_requests, resolver_of
+from kubesched.framework.features import features_of
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource
 from kubesched.framework.features import features_of
 from kubesched.framework.interface import PostFilterResult, PreFilterResult
@@ -46,6 +51,9 @@ from kubesched.plugins import names
 from kubesched.plugins.dynamicresources.allocator import AllocationError, Allocator, allocation_result, index_gather
 from kubesched.plugins.dynamicresources.claims import ClaimLookupError, allocated_devices, resolve_claims
 from kubesched.plugins.dynamicresources.explain import explain_failure
+from kubesched.plugins.dynamicresources.extended import (
+    NodeClaim, claim_to_create, filter_extended, find_extended_claim, is_special, pod_status, special_claim,
+)
 from kubesched.plugins.dynamicresources.pools import Candidate, DeviceID, SliceIndex
 from kubesched.plugins.dynamicresources.sharing import AllocatedState, Sharing, allocated_state
 
@@ -59,6 +67,9 @@ class _State:
     node_allocations: dict[str, tuple[Node, Picks]] = field(default_factory=dict)
     unavailable: set[int] = field(default_factory=set)
     allocations: dict[int, dict[str, Any]] = field(default_factory=dict)  # claim index -> Reserve's
+    extended: int | None = None  # index of the claim for extended resources (the last one)
+    node_extended: dict[str, NodeClaim] = field(default_factory=dict)  # node -> Filter's claim for it
+    temp_uid: str = ""  # the in-memory claim's uid (its allocation in flight until PreBind)
 
     def clone(self) -> "_State":
         return self  # as upstream: the state is shared by clones (Filter writes under a lock)
@@ -72,6 +83,7 @@ class DynamicResources:
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         self.handle = handle
+        self.dra_extended = features_of(handle).enabled(DRA_EXTENDED_RESOURCE)
         self._in_use: tuple[int, int, set[DeviceID]] | None = None
         self._index: SliceIndex | None = None
         self.sharing = Sharing.of(features_of(handle))  # DRAPartitionableDevices, DRAConsumableCapacity
@@ -80,6 +92,10 @@ class DynamicResources:
     @property
     def lister(self) -> DraLister:
         return self.handle.dra  # type: ignore[no-any-return]
+
+    def has_extended(self, pod: Pod) -> bool:
+        """The gate is on and a DeviceClass maps one of the pod's requests."""
+        return self.dra_extended and bool(mapped_requests(pod.requests, resolver_of(self.lister)))
 
     # -- PreEnqueue --------------------------------------------------------------------------
     def pre_enqueue(self, pod: Pod) -> Status:
@@ -96,16 +112,21 @@ class DynamicResources:
                    nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status]:
         s = _State()
         state.write(STATE, s)
-        if not pod.raw.get("spec", {}).get("resourceClaims"):
+        extended = self.has_extended(pod)
+        if not pod.raw.get("spec", {}).get("resourceClaims") and not extended:
             return None, SKIP
         try:
             claims = resolve_claims(pod, self.lister)
         except ClaimLookupError as exc:
             return None, unresolvable(str(exc))
+        if extended:
+            s.extended = len(claims)
+            claims.append(find_extended_claim(pod, self.lister.resource_claims()) or special_claim(pod))
+            s.temp_uid = claims[-1].uid
         if not claims:
             return None, SKIP
         to_allocate = []
-        for claim in claims:
+        for i, claim in enumerate(claims):
             if claim.allocation is not None:
                 if not claim.can_be_reserved() and not claim.reserved_for_pod(pod.uid):
                     return None, unresolvable("resourceclaim in use")
@@ -113,6 +134,8 @@ class DynamicResources:
             to_allocate.append(claim)
             if claim.uid in self.lister.in_flight:  # another pod's allocation of it is in flight
                 return None, unresolvable(f"resource claim {claim.key} is in the process of being allocated")
+            if i == s.extended:
+                continue  # no requests yet (or a stale claim Filter rejects)
             for r in claim.spec.requests:
                 for req in ((r.exactly,) if r.exactly is not None else r.first_available):
                     if req is not None and self.lister.device_class(req.device_class_name) is None:
@@ -150,18 +173,32 @@ class DynamicResources:
         node = node_info.node
         if node is None:
             return error("node not found")
+        allocator = s.allocator
+        node_claim: NodeClaim | None = None
+        if s.extended is not None:
+            node_claim, st = filter_extended(s.claims[s.extended], pod, node_info, resolver_of(self.lister),
+                                             no_user_claim=s.extended == 0)
+            if st is not None:
+                return st
+            if node_claim is None and s.extended == 0:
+                return SUCCESS  # all served by device plugins here: nothing for DRA
+            if node_claim is not None and allocator is not None:
+                ext = s.claims[s.extended]
+                allocator = Allocator([node_claim.claim if c is ext else c for c in allocator.claims],
+                                      allocator.in_use, allocator.classes, allocator.index, allocator.sharing,
+                                      allocator.state)
         unavailable = [i for i, c in enumerate(s.claims)
                        if c.node_selector is not None and not c.node_selector.matches(node.labels, node.name)]
         picks: Picks | None = None
-        if s.allocator is not None:
+        if allocator is not None:
             try:
-                picks = s.allocator.allocate(node)
+                picks = allocator.allocate(node)
             except AllocationError as exc:
                 return error(str(exc))
             if picks is None:
                 st = unresolvable("cannot allocate all claims")
                 try:
-                    detail = explain_failure(s.allocator, node)
+                    detail = explain_failure(allocator, node)
                 except AllocationError as exc:
                     detail = str(exc)
                 return Status(st.code, st.reasons, detail=detail)
@@ -170,6 +207,8 @@ class DynamicResources:
             return unresolvable("resourceclaim not available on the node")
         if picks is not None:
             s.node_allocations[node.name] = (node, picks)
+            if node_claim is not None:
+                s.node_extended[node.name] = node_claim
         return SUCCESS
 
     def filter_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> Any:
@@ -195,7 +234,7 @@ class DynamicResources:
         ``count`` selectable devices not in use (what the search finds, without running it).
         None: not that shape, or a selector failed (the per-node form then gives the error)."""
         a = s.allocator
-        req = a.simple_request() if a is not None and len(s.claims) == 1 else None
+        req = a.simple_request() if a is not None and len(s.claims) == 1 and s.extended is None else None
         if a is None or req is None or not a.index.node_local_only:
             return None
         in_use, need = a.in_use, req.count
@@ -233,6 +272,8 @@ class DynamicResources:
             return None, Status(Code.Unschedulable, ("no new claims to deallocate",))
         for i in sorted(s.unavailable):
             claim = s.claims[i]
+            if i == s.extended:
+                continue  # a claim of an earlier cycle is deleted below
             if not claim.reserved_for or (len(claim.reserved_for) == 1 and claim.reserved_for[0].uid == pod.uid):
                 raw = copy.deepcopy(claim.raw)
                 status = raw.setdefault("status", {})
@@ -243,9 +284,29 @@ class DynamicResources:
                 except DraWriteError as exc:
                     return None, error(str(exc))
                 return None, Status(Code.Unschedulable, ("deallocation of ResourceClaim completed",))
+        if s.extended is not None and not is_special(s.claims[s.extended]):
+            ext = s.claims[s.extended]
+            try:
+                self._extended_writer().delete_claim(ext.namespace, ext.name)
+            except DraWriteError as exc:
+                return None, error(str(exc))
+            return None, Status(Code.Unschedulable, ("deletion of ResourceClaim completed",))
         return None, Status(Code.Unschedulable, ("still not schedulable",))
 
+    def _extended_writer(self) -> Any:
+        """The writer's ExtendedClaimWriter side (kubesched.framework.dra_extended)."""
+        w = self.handle.dra_writer
+        if not hasattr(w, "create_claim"):
+            raise DraWriteError("this cluster cannot create ResourceClaims for extended resources")
+        return w
+
     # -- Reserve / Unreserve ---------------------------------------------------------------------
+    @staticmethod
+    def _owner(s: _State, i: int, node_name: str) -> ResourceClaim:
+        """The claim the i-th allocation is for (the node's own claim for extended resources)."""
+        node_claim = s.node_extended.get(node_name) if i == s.extended else None
+        return node_claim.claim if node_claim is not None else s.claims[i]
+
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         s = state.get(STATE)
         if s is None or not s.claims or s.allocator is None:
@@ -261,30 +322,41 @@ class DynamicResources:
                 return error(str(exc))
             if picks is not None:
                 found = (ni.node, picks)
-        if found is None:
-            return error("claim allocation not found for node")
         todo = [i for i, c in enumerate(s.claims) if c.allocation is None]
-        owners = [s.claims[i] for i in todo]
+        if found is None:
+            if todo == [s.extended]:
+                return SUCCESS  # only extended resources, all served by device plugins on this node
+            return error("claim allocation not found for node")
+        owners = [self._owner(s, i, node_name) for i in todo]
         allocations = [allocation_result(p, found[0], owners[k] if k < len(owners) else None, self.sharing,
                                          _share_ids(owners[k].uid if k < len(owners) else ""))
                        for k, p in enumerate(found[1])]
         if len(todo) != len(allocations):
             return error(f"internal error, have {len(allocations)} allocations, {len(todo)} claims to allocate")
+        node_claim = s.node_extended.get(node_name)
         for i, alloc in zip(todo, allocations):
+            claim = s.claims[i]
+            if i == s.extended:
+                if node_claim is None:
+                    continue  # served by device plugins on this node: nothing to allocate
+                claim = node_claim.claim
             s.allocations[i] = alloc
-            raw = copy.deepcopy(s.claims[i].raw)
+            raw = copy.deepcopy(claim.raw)
             if FINALIZER not in raw.setdefault("metadata", {}).setdefault("finalizers", []):
                 raw["metadata"]["finalizers"].append(FINALIZER)
             raw.setdefault("status", {})["allocation"] = alloc
-            self.lister.in_flight[s.claims[i].uid] = ResourceClaim.from_dict(raw)
+            self.lister.in_flight[claim.uid] = ResourceClaim.from_dict(raw)
         return SUCCESS
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         s = state.get(STATE)
         if s is None:
             return
-        for c in s.claims:
+        for i, c in enumerate(s.claims):
             self.lister.in_flight.pop(c.uid, None)
+            if i == s.extended:
+                self._unreserve_extended(s, c)
+                continue
             current = self.lister.resource_claim(c.namespace, c.name)
             if current is not None and current.allocation is not None and current.reserved_for_pod(pod.uid):
                 raw = copy.deepcopy(current.raw)
@@ -295,6 +367,16 @@ class DynamicResources:
                 except DraWriteError:
                     pass  # upstream logs it; the next attempt retries
 
+    def _unreserve_extended(self, s: _State, claim: ResourceClaim) -> None:
+        """``unreserveExtendedResourceClaim``: out of flight; deleted if PreBind created it."""
+        self.lister.in_flight.pop(s.temp_uid, None)
+        if is_special(claim):
+            return
+        try:
+            self._extended_writer().delete_claim(claim.namespace, claim.name)
+        except DraWriteError:
+            pass  # upstream logs it; PostFilter of the next attempt deletes it
+
     # -- PreBind -----------------------------------------------------------------------------------
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         s = state.get(STATE)
@@ -304,12 +386,38 @@ class DynamicResources:
             if claim.reserved_for_pod(pod.uid):
                 continue
             try:
-                s.claims[i] = self._bind_claim(claim, s.allocations.get(i), pod)
+                if i == s.extended:
+                    if s.allocations.get(i) is None and not claim.spec.requests:
+                        continue  # served by device plugins: no claim to create
+                    s.claims[i] = self._bind_extended(s, i, pod, node_name)
+                else:
+                    s.claims[i] = self._bind_claim(claim, s.allocations.get(i), pod)
             except DraWriteError as exc:
                 return error(str(exc))
             finally:
                 self.lister.in_flight.pop(claim.uid, None)
         return SUCCESS
+
+    def _bind_extended(self, s: _State, i: int, pod: Pod, node_name: str) -> ResourceClaim:
+        """Create the claim Filter built for the node (if still in memory), allocate and
+        reserve it, and record it in the pod's ``status.extendedResourceClaimStatus``."""
+        claim = s.claims[i]
+        node_claim = s.node_extended.get(node_name)
+        writer = self._extended_writer()
+        if is_special(claim):
+            if node_claim is None:
+                raise DraWriteError(f"extended resource claim not found for node {node_name}")
+            # the devices stay in flight (under the in-memory claim's uid) until the
+            # allocation is written: PreBind's loop takes them out of flight after this
+            claim = writer.create_claim(claim_to_create(node_claim.claim))
+            s.claims[i] = claim  # Unreserve deletes it if binding fails from here on
+        claim = self._bind_claim(claim, s.allocations.get(i), pod)
+        mappings = node_claim.mappings if node_claim is not None else ()
+        if not mappings:
+            raise DraWriteError(f"nil or empty request mappings, no update of pod {pod.namespace}/{pod.name} "
+                                "ExtendedResourceClaimStatus")
+        writer.set_extended_resource_claim_status(pod, pod_status(claim.name, mappings))
+        return claim
 
     def _bind_claim(self, claim: ResourceClaim, allocation: dict[str, Any] | None, pod: Pod) -> ResourceClaim:
         """Upstream ``bindClaim``: finalizer and allocation (if the scheduler allocated), reservedFor."""
@@ -339,7 +447,9 @@ class DynamicResources:
             ClusterEventWithHint(ClusterEvent(Resource.DeviceClass, ActionType.Add | ActionType.Update)),
             ClusterEventWithHint(ClusterEvent(Resource.Pod, ActionType.UpdatePodGeneratedResourceClaim)),
             ClusterEventWithHint(ClusterEvent(Resource.Node, ActionType.Add | ActionType.UpdateNodeLabel
-                                              | ActionType.UpdateNodeTaint)),
+                                              | ActionType.UpdateNodeTaint
+                                              | (ActionType.UpdateNodeAllocatable if self.dra_extended
+                                                 else ActionType(0)))),
         ]
 
     def _claim_hint(self, pod: Pod, old: Any, new: Any) -> QueueingHint:

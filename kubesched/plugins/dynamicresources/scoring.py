@@ -82,8 +82,9 @@ class ScoringDynamicResources(DynamicResources):
 
     def signature(self, pod: Pod) -> Hashable | None:
         """A pod without claims passes Filter and scores 0 on every node (NodeLocalPlugin: the
-        framework then reuses that constant); a pod with claims is never cached."""
-        return () if not pod.raw.get("spec", {}).get("resourceClaims") else None
+        framework then reuses that constant); a pod with claims (or with extended resources a
+        DeviceClass maps) is never cached."""
+        return () if not pod.raw.get("spec", {}).get("resourceClaims") and not self.has_extended(pod) else None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         s = state.get(STATE)

@@ -6,8 +6,14 @@ with each node's free allocatable (:mod:`.fitting`). PreScore computes the pod's
 per-resource requests for the scoring strategy (LeastAllocated by default,
 MostAllocated, RequestedToCapacityRatio); it never returns Skip. Fit has no
 NormalizeScore. Feature gates as in v1.34 defaults: sidecar containers and pod-level
-resources on, in-place pod resize on (pod scale-down re-queues), queueing hints on,
-DRA extended resources off.
+resources on, in-place pod resize on (pod scale-down re-queues), queueing hints on.
+
+DRAExtendedResource (on from v1.36): an extended resource a DeviceClass maps (its
+``extendedResourceName`` or ``deviceclass.resource.kubernetes.io/<class>``) is not checked
+on a node that has none of it in allocatable; DynamicResources allocates devices for it
+(:mod:`kubesched.framework.dra_extended`). DeviceClass events then re-queue pods that
+request the class's resource. Scoring still counts only allocatable (upstream's DRA-aware
+scoring of such resources is not ported).
 """
 
 from __future__ import annotations
@@ -16,14 +22,19 @@ from collections.abc import Hashable
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from kubesched.api.objects import Node, Pod
 from kubesched.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_scalar_resource_name
+from kubesched.api.dra import DeviceClass
 from kubesched.framework.cycle_state import CycleState, StateKey
+from kubesched.framework.dra_extended import (
+    DEVICE_CLASS_PREFIX, GATE as DRA_EXTENDED_RESOURCE, mapped_requests, resolver_of,
+)
+from kubesched.framework.features import features_of
 from kubesched.framework.events import (
     ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource,
 )
@@ -77,6 +88,7 @@ class Fit:
                  handle: Any = None) -> None:
         self.args = parse_fit_args(args)
         self.handle = handle
+        self.dra_extended = handle is not None and features_of(handle).enabled(DRA_EXTENDED_RESOURCE)
         s = self.args.scoring_strategy
         self.scorer = ResourceAllocationScorer(s.type, s.resources, _strategy_scorer(self.args),
                                                use_requested=False)
@@ -87,7 +99,15 @@ class Fit:
 
     # -- PreFilter / Filter ---------------------------------------------------------------
     def _pod_request(self, pod: Pod) -> PodRequest:
-        return compute_pod_request(pod, self.args.ignored_resources, self.args.ignored_resource_groups)
+        req = compute_pod_request(pod, self.args.ignored_resources, self.args.ignored_resource_groups)
+        to_dra = self._to_dra(pod)
+        return replace(req, to_dra=to_dra) if to_dra else req
+
+    def _to_dra(self, pod: Pod) -> frozenset[str]:
+        """The pod's requests a DeviceClass maps (empty with the gate off)."""
+        if not self.dra_extended:
+            return frozenset()
+        return mapped_requests(pod.requests, resolver_of(self.handle.dra))
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status]:
@@ -103,7 +123,7 @@ class Fit:
 
     def signature(self, pod: Pod) -> Hashable:
         """Pods with the same requests get the same results on a node (NodeLocalPlugin)."""
-        return (tuple(sorted(pod.requests.items())), pod.non0_cpu, pod.non0_mem)
+        return (tuple(sorted(pod.requests.items())), pod.non0_cpu, pod.non0_mem, self._to_dra(pod))
 
     # -- PreScore / Score -----------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
@@ -123,12 +143,29 @@ class Fit:
 
     # -- queueing -------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        return [
+        events = [
             ClusterEventWithHint(ClusterEvent(Resource.Pod, ActionType.Delete | ActionType.UpdatePodScaleDown),
                                  self.hint_after_pod_event),
             ClusterEventWithHint(ClusterEvent(Resource.Node, ActionType.Add | ActionType.UpdateNodeAllocatable),
                                  self.hint_after_node_change),
         ]
+        if self.dra_extended:
+            events.append(ClusterEventWithHint(ClusterEvent(Resource.DeviceClass, ActionType.Add | ActionType.Update),
+                                               self.hint_after_device_class))
+        return events
+
+    def hint_after_device_class(self, pod: Pod, old: DeviceClass | None, new: DeviceClass | None) -> QueueingHint:
+        """``isSchedulableAfterDeviceClassEvent``: a new class whose implicit name the pod
+        requests, or a class whose ``extendedResourceName`` changed to one the pod requests."""
+        if not isinstance(new, DeviceClass):
+            return QueueingHint.QueueSkip
+        ern = (new.raw.get("spec") or {}).get("extendedResourceName")
+        if isinstance(old, DeviceClass):
+            if (old.raw.get("spec") or {}).get("extendedResourceName") == ern:
+                return QueueingHint.QueueSkip
+        elif DEVICE_CLASS_PREFIX + new.name in pod.requests:
+            return QueueingHint.Queue
+        return QueueingHint.Queue if isinstance(ern, str) and ern in pod.requests else QueueingHint.QueueSkip
 
     def hint_after_pod_event(self, pod: Pod, old: Pod | None, new: Pod | None) -> QueueingHint:
         """A deleted scheduled (or nominated) pod, or a scale-down that frees a resource the
@@ -154,6 +191,8 @@ class Fit:
         if new is None:
             return QueueingHint.Queue
         req = compute_pod_request(pod)
+        to_dra = self._to_dra(pod)
+        req = replace(req, to_dra=to_dra) if to_dra else req
         reasons, _ = insufficient(req, NodeInfo(new))
         if reasons:
             return QueueingHint.QueueSkip
@@ -172,4 +211,5 @@ def _requested_increased(req: PodRequest, old: Node, new: Node) -> bool:
     for name, q in ((CPU, req.milli_cpu), (MEMORY, req.memory), (EPHEMERAL_STORAGE, req.ephemeral_storage)):
         if q > 0 and b.get(name, 0) > a.get(name, 0):
             return True
-    return any(q != 0 and b.get(name, 0) > a.get(name, 0) for name, q in req.scalars)
+    return any(q != 0 and (b.get(name, 0) > a.get(name, 0) or (name in req.to_dra and b.get(name, 0) <= 0))
+               for name, q in req.scalars)

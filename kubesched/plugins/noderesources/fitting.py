@@ -8,6 +8,10 @@ A shortage is UnschedulableAndUnresolvable when the request exceeds the node's w
 allocatable (preemption cannot help), Unschedulable otherwise; "Too many pods" is always
 Unschedulable. Scalar resources are checked in name order (upstream iterates a Go map,
 so its order is unspecified).
+
+With DRAExtendedResource, a request in ``to_dra`` (a DeviceClass maps it) is not checked on
+a node whose allocatable has none of it: DynamicResources allocates devices for it there
+(upstream ``shouldDelegateResourceToDRA``).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ class PodRequest:
     ephemeral_storage: int
     scalars: tuple[tuple[str, int], ...]  # every scalar resource, zero-valued ones included
     checks: tuple[tuple[str, int], ...]  # what fitsRequest compares, in order
+    to_dra: frozenset[str] = frozenset()  # checks left to DRA where the node has none
 
     def clone(self) -> "PodRequest":
         return self
@@ -74,6 +79,8 @@ def insufficient(req: PodRequest, ni: NodeInfo) -> tuple[list[str], bool]:
         reasons.append(TOO_MANY_PODS)
     for name, q in req.checks:
         a = alloc.get(name, 0)
+        if a <= 0 and name in req.to_dra:
+            continue
         if q > a - used.get(name, 0):
             reasons.append(f"Insufficient {name}")
             unresolvable = unresolvable or q > a
@@ -94,6 +101,10 @@ def fits_nodes(req: PodRequest, table: NodeTable, idx: np.ndarray) -> np.ndarray
     for name, q in req.checks:
         alloc = table.alloc.get(name)
         used = table.req.get(name)
-        free = (alloc[idx] if alloc is not None else 0) - (used[idx] if used is not None else 0)
-        ok &= q <= free
+        cap = alloc[idx] if alloc is not None else np.zeros(idx.size, dtype=np.int64)
+        free = cap - (used[idx] if used is not None else 0)
+        if name in req.to_dra:
+            ok &= (q <= free) | (cap <= 0)
+        else:
+            ok &= q <= free
     return ok

@@ -7,6 +7,11 @@ or, unbound, through their class's provisioner with a per-claim handle; inline i
 disks (EBS, GCE PD, Azure Disk, Cinder) through their CSI translation. The volumes of the
 node's pods and those its VolumeAttachments hold are counted once each; the pod's new ones must fit each driver's limit in the
 node's CSINode ("node(s) exceed max volume count", Unschedulable: preemption may help).
+
+With VolumeLimitScaling (on from 1.37), a new volume whose CSIDriver sets
+``preventPodSchedulingIfMissing`` needs its driver in the node's CSINode: a node without
+it (or without a CSINode) is refused, "<driver> CSI driver is not installed on the node"
+(kubernetes/kubernetes#135012).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from kubesched.api.storagehelpers import (
     IN_TREE_PLUGINS, IN_TREE_TO_CSI, MIGRATION_ALWAYS_ON, translated_volume_handle, volume_is_for_pod,
 )
 from kubesched.framework.cycle_state import CycleState, StateKey
+from kubesched.framework.features import features_of
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource
 from kubesched.framework.interface import PreFilterResult
 from kubesched.framework.nodetable import NodeTable
@@ -33,6 +39,7 @@ from kubesched.plugins import names
 from kubesched.plugins.nodevolumelimits.columns import VolumeColumns
 
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
+ERR_REASON_DRIVER_NOT_INSTALLED = "{driver} CSI driver is not installed on the node"
 _UNBOUND_PREFIX = "kubesched-unbound"  # upstream: a random prefix that no real volume handle has
 _INLINE_MIGRATABLE = frozenset({"awsElasticBlockStore", "gcePersistentDisk", "azureDisk", "cinder",
                                 "portworxVolume", "vsphereVolume", "azureFile"})
@@ -87,6 +94,7 @@ class CSILimits:
         self._columns = VolumeColumns()
         self._va_index: dict[str, dict[str, str]] = {}
         self._va_version: Any = None
+        self.volume_limit_scaling = features_of(handle).enabled("VolumeLimitScaling")
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status]:
@@ -257,7 +265,7 @@ class CSILimits:
             return error("node not found")
         csi_node = self.lister.csi_node(node.name)
         s = state.get(_KEY)
-        if s is not None and csi_node is None:
+        if s is not None and csi_node is None and (s.problem or not self.volume_limit_scaling):
             return s.problem or SUCCESS  # no CSINode: no limits (and no migration)
         fixed = s.new_volumes if s is not None else None
         if fixed is not None:
@@ -272,6 +280,10 @@ class CSILimits:
                 return error(str(exc))
         if not new:
             return SUCCESS
+        if self.volume_limit_scaling:
+            for driver in new.values():
+                if not self._driver_on_node(driver, csi_node):
+                    return unschedulable(ERR_REASON_DRIVER_NOT_INSTALLED.format(driver=driver))
         limits = self._limits_of(csi_node)
         if not limits or not any(d in limits for d in new.values()):
             return SUCCESS  # only drivers with a limit are ever compared (upstream's last loop)
@@ -292,6 +304,24 @@ class CSILimits:
                 return unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
         return SUCCESS
 
+    def _driver_on_node(self, driver: str, csi_node: CSINode | None) -> bool:
+        """``checkCSIDriverOnNode``: only a CSIDriver that sets preventPodSchedulingIfMissing
+        requires its driver in the node's CSINode."""
+        csi_driver = self.lister.csi_driver(driver)
+        if csi_driver is None or not csi_driver.prevent_pod_scheduling_if_missing:
+            return True
+        return csi_node is not None and csi_node.driver(driver) is not None
+
+    def _needs_driver_check(self, s: _State) -> bool:
+        """Whether a node's installed drivers can decide this pod (the batch columns do not
+        know them): some new volume's driver requires being installed, or the new volumes
+        depend on the node."""
+        if not self.volume_limit_scaling:
+            return False
+        if s.new_volumes is None:
+            return True
+        return any(not self._driver_on_node(d, None) for d in set(s.new_volumes.values()))
+
     def filter_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> np.ndarray:
         """Batch form: when the pod's new volumes do not depend on the node, the limits and
         attached counts come from per-node columns (:mod:`.columns`); other pods, and rows
@@ -299,7 +329,8 @@ class CSILimits:
         infos = table.infos
         s = state.get(_KEY)
         version = getattr(self.lister, "version", None)
-        if s is None or version is None or (s.new_volumes is None and s.problem is not None):
+        if (s is None or version is None or (s.new_volumes is None and s.problem is not None)
+                or self._needs_driver_check(s)):
             return np.fromiter((self.filter(state, pod, infos[i]).success for i in idx.tolist()),
                                dtype=bool, count=idx.size)
         if s.new_volumes is not None and not s.new_volumes:
@@ -319,7 +350,9 @@ class CSILimits:
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             ClusterEventWithHint(ClusterEvent(Resource.CSINode, ActionType.Add)),
-            ClusterEventWithHint(ClusterEvent(Resource.CSINode, ActionType.Update), _after_csinode_updated),
+            ClusterEventWithHint(ClusterEvent(Resource.CSINode, ActionType.Update),
+                                 _after_csinode_updated_with_drivers if self.volume_limit_scaling
+                                 else _after_csinode_updated),
             ClusterEventWithHint(ClusterEvent(Resource.Pod, ActionType.Delete), _after_pod_deleted),
             ClusterEventWithHint(ClusterEvent(Resource.PersistentVolumeClaim, ActionType.Add), _after_pvc_added),
             ClusterEventWithHint(ClusterEvent(Resource.VolumeAttachment, ActionType.Delete)),
@@ -343,6 +376,13 @@ def _after_csinode_updated(pod: Pod, old: Any, new: Any) -> QueueingHint:
         if d.allocatable_count is not None and d.allocatable_count > before.get(d.name, 0):
             return QueueingHint.Queue
     return QueueingHint.QueueSkip
+
+
+def _after_csinode_updated_with_drivers(pod: Pod, old: Any, new: Any) -> QueueingHint:
+    """With VolumeLimitScaling a driver newly installed on the node can also help."""
+    if old is not None and new is not None and {d.name for d in new.drivers} - {d.name for d in old.drivers}:
+        return QueueingHint.Queue
+    return _after_csinode_updated(pod, old, new)
 
 
 def _after_pvc_added(pod: Pod, old: Any, new: Any) -> QueueingHint:

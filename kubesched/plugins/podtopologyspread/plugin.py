@@ -20,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from kubesched.api.objects import Node, Pod
+from kubesched.api.objects import Node, Pod, with_comparing_tolerations
 from kubesched.api.selectors import EVERYTHING, LabelSelector
 from kubesched.framework.cycle_state import CycleState, StateKey
+from kubesched.framework.features import features_of
 from kubesched.framework.events import (
     ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource,
 )
@@ -60,6 +61,8 @@ class PodTopologySpread:
         # replace it.
         self.default_selector_of: Callable[[Pod], LabelSelector] = self._default_selector
         self.counter = MatchCounter()
+        # TaintTolerationComparisonOperators: nodeTaintsPolicy Honor lets Lt/Gt tolerations compare
+        self.comparison_operators = features_of(handle).enabled("TaintTolerationComparisonOperators")
 
     @staticmethod
     def parse_args(raw: Mapping[str, Any] | None, path: str) -> PodTopologySpreadArgs:
@@ -86,8 +89,8 @@ class PodTopologySpread:
         constraints = self.constraints(pod, DO_NOT_SCHEDULE)
         if not constraints:
             return None, SKIP
-        state.write(PRE_FILTER_KEY, filtering.compute_state(pod, constraints, nodes, self.counter,
-                                                            self._table_of(nodes)))
+        state.write(PRE_FILTER_KEY, filtering.compute_state(self._tolerating(pod), constraints, nodes,
+                                                            self.counter, self._table_of(nodes)))
         return None, SUCCESS
 
     def _table_of(self, nodes: Sequence[NodeInfo]) -> NodeTable | None:
@@ -100,6 +103,11 @@ class PodTopologySpread:
             return None
         return table
 
+    def _tolerating(self, pod: Pod) -> Pod:
+        """The pod as node inclusion sees its tolerations (``matchNodeInclusionPolicies``
+        with the comparison-operators gate)."""
+        return with_comparing_tolerations(pod) if self.comparison_operators else pod
+
     @staticmethod
     def _pre_filter_state(state: CycleState) -> filtering.PreFilterState | Status:
         s = state.get(PRE_FILTER_KEY)
@@ -111,7 +119,7 @@ class PodTopologySpread:
         s = self._pre_filter_state(state)
         if isinstance(s, Status):
             return s
-        filtering.update_with_pod(s, pod_to_add, pod, node_info.node, 1)
+        filtering.update_with_pod(s, pod_to_add, self._tolerating(pod), node_info.node, 1)
         return SUCCESS
 
     def remove_pod(self, state: CycleState, pod: Pod, pod_to_remove: Pod,
@@ -119,7 +127,7 @@ class PodTopologySpread:
         s = self._pre_filter_state(state)
         if isinstance(s, Status):
             return s
-        filtering.update_with_pod(s, pod_to_remove, pod, node_info.node, -1)
+        filtering.update_with_pod(s, pod_to_remove, self._tolerating(pod), node_info.node, -1)
         return SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
@@ -155,7 +163,7 @@ class PodTopologySpread:
             index = table.index
             if all(ni.name in index for ni in nodes):
                 rows = np.fromiter((index[ni.name] for ni in nodes), dtype=np.intp, count=len(nodes))
-        state.write(PRE_SCORE_KEY, scoring.compute_state(pod, constraints, nodes, all_nodes,
+        state.write(PRE_SCORE_KEY, scoring.compute_state(self._tolerating(pod), constraints, nodes, all_nodes,
                                                          require_all, self.counter, table, rows))
         return SUCCESS
 

@@ -63,11 +63,16 @@ def template_claims(pod: Obj) -> list[tuple[str, str]]:
 
 
 def claim_names(pod: Obj) -> list[str]:
-    """The ResourceClaims a pod uses: direct names and those recorded in its status."""
+    """The ResourceClaims a pod uses: direct names and those recorded in its status (the
+    scheduler's claim for extended resources in ``extendedResourceClaimStatus`` too)."""
     names = [str(c["resourceClaimName"]) for c in (pod.get("spec") or {}).get("resourceClaims") or []
              if isinstance(c, dict) and c.get("resourceClaimName")]
-    names += [str(s["resourceClaimName"]) for s in (pod.get("status") or {}).get("resourceClaimStatuses") or []
+    status = pod.get("status") or {}
+    names += [str(s["resourceClaimName"]) for s in status.get("resourceClaimStatuses") or []
               if isinstance(s, dict) and s.get("resourceClaimName")]
+    ext = status.get("extendedResourceClaimStatus")
+    if isinstance(ext, dict) and ext.get("resourceClaimName"):
+        names.append(str(ext["resourceClaimName"]))
     return names
 
 

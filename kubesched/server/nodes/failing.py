@@ -108,6 +108,9 @@ class FailureDriver:
         used = [self.requests.pod(o) for o in admitted if uid_of(o) != uid and not pod_terminal(o)]
         if want is None or alloc is None or any(u is None for u in used):
             return None
+        dra = _dra_backed(pod)
+        if dra:  # devices the scheduler allocated through a claim, not a device plugin's
+            want = {k: v for k, v in want.items() if k not in dra or alloc.get(k, 0) > 0}
         return F.admission_check(want, alloc, [u for u in used if u is not None])
 
     def step(self, pod: Obj, mode: str, now: float, running: Callable[[], Obj],
@@ -169,3 +172,13 @@ class FailureDriver:
                             f"{m.get('name')}_{m.get('namespace')}({m.get('uid')})")
             return wait
         return self._crash(pod, st, now, running, write)  # the first restart is immediate
+
+
+def _dra_backed(pod: Obj) -> set[str]:
+    """The extended resources the pod gets through the scheduler's claim
+    (``status.extendedResourceClaimStatus``): the kubelet does not count them against
+    allocatable on a node that has none of them."""
+    ext = (pod.get("status") or {}).get("extendedResourceClaimStatus")
+    if not isinstance(ext, dict):
+        return set()
+    return {str(m.get("resourceName")) for m in ext.get("requestMappings") or [] if isinstance(m, dict)}
