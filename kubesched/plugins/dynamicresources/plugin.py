@@ -32,21 +32,18 @@ that the scheduler builds per node and creates in PreBind (:mod:`.extended`).
 from __future__ import annotations
 
 import copy
-import itertools
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from kubesched.api.dra import FINALIZER, ResourceClaim, pod_claim_statuses, pod_claims
+from kubesched.api.dra import FINALIZER, ResourceClaim
 from kubesched.api.drabinding import BindingFailed, format_time
 from kubesched.api.objects import Node, Pod
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.dra import DraLister, DraWriteError
 from kubesched.framework.dra_extended import GATE as DRA_EXTENDED_RESOURCE, mapped_requests, resolver_of
-from kubesched.framework.features import features_of
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource
 from kubesched.framework.features import features_of
 from kubesched.framework.interface import PostFilterResult, PreFilterResult
@@ -56,7 +53,7 @@ from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
 from kubesched.plugins.dynamicresources import binding
 from kubesched.plugins.dynamicresources.allocator import AllocationError, Allocator, allocation_result, index_gather
-from kubesched.plugins.dynamicresources.claims import ClaimLookupError, allocated_devices, resolve_claims
+from kubesched.plugins.dynamicresources.claims import ClaimLookupError, allocated_devices, claim_hint, resolve_claims
 from kubesched.plugins.dynamicresources.devicefeatures import DeviceFeatures, extend_result
 from kubesched.plugins.dynamicresources.explain import explain_failure
 from kubesched.plugins.dynamicresources.extended import (
@@ -64,7 +61,7 @@ from kubesched.plugins.dynamicresources.extended import (
 )
 from kubesched.plugins.dynamicresources.pools import Candidate, DeviceID, SliceIndex
 from kubesched.plugins.dynamicresources.taintrules import TaintedSlices
-from kubesched.plugins.dynamicresources.sharing import AllocatedState, Sharing, allocated_state
+from kubesched.plugins.dynamicresources.sharing import AllocatedState, Sharing, allocated_state, share_ids
 
 Picks = list[list[tuple[str, Candidate]]]  # per claim to allocate: (request, device) chosen
 
@@ -359,7 +356,7 @@ class DynamicResources:
         node_claim = s.node_extended.get(node_name)
         owners = [self._owner(s, i, node_name) for i in todo]
         allocations = [extend_result(self.devices,
-                                     allocation_result(p, found[0], owner, self.sharing, _share_ids(owner.uid)),
+                                     allocation_result(p, found[0], owner, self.sharing, share_ids(owner.uid)),
                                      owner, p, found[0]) for owner, p in zip(owners, found[1])]
         for i, alloc in zip(todo, allocations):
             claim = s.claims[i]
@@ -475,28 +472,16 @@ class DynamicResources:
         current = self.lister.resource_claim(claim.namespace, claim.name)
         if current is None:
             raise DraWriteError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
-        raw = copy.deepcopy(current.raw)
-        status = raw.setdefault("status", {})
-        if allocation is not None:
-            if current.allocation is not None:
-                raise DraWriteError(f"claim {claim.key} got allocated elsewhere in the meantime")
-            fins = raw.setdefault("metadata", {}).setdefault("finalizers", [])
-            if FINALIZER not in fins:
-                fins.append(FINALIZER)
-            status["allocation"] = allocation
-        status["reservedFor"] = [*(status.get("reservedFor") or []),
-                                 {"resource": "pods", "name": pod.name, "uid": pod.uid}]
-        written_alloc = status.get("allocation")
-        if self.devices.binding and isinstance(written_alloc, dict) and not written_alloc.get("allocationTimestamp"):
-            written_alloc["allocationTimestamp"] = format_time(binding.wall_time(self.handle.now()))
-        written: ResourceClaim = self.handle.dra_writer.update_claim(raw)
+        at = format_time(binding.wall_time(self.handle.now())) if self.devices.binding else None
+        written: ResourceClaim = self.handle.dra_writer.update_claim(
+            binding.bound_claim(current, claim.key, allocation, pod, at))
         return written
 
     # -- QueueingHints -------------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             ClusterEventWithHint(ClusterEvent(Resource.ResourceClaim, ActionType.Add | ActionType.Update),
-                                 self._claim_hint),
+                                 claim_hint),
             ClusterEventWithHint(ClusterEvent(Resource.ResourceSlice, ActionType.Add | ActionType.Update)),
             ClusterEventWithHint(ClusterEvent(Resource.DeviceClass, ActionType.Add | ActionType.Update)),
             ClusterEventWithHint(ClusterEvent(Resource.Pod, ActionType.UpdatePodGeneratedResourceClaim)),
@@ -506,24 +491,3 @@ class DynamicResources:
                                                  else ActionType(0)))),
         ]
 
-    def _claim_hint(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
-        """Upstream ``isSchedulableAfterClaimChange``: only a claim of this pod matters; a
-        new claim or one that got deallocated may help, an unchanged one not."""
-        claim = new if isinstance(new, ResourceClaim) else None
-        if claim is None or claim.namespace != pod.namespace:
-            return QueueingHint.QueueSkip
-        statuses = pod_claim_statuses(pod.raw)
-        wanted = {pc.claim_name or statuses.get(pc.name, "") for pc in pod_claims(pod.raw)}
-        if claim.name not in wanted:
-            return QueueingHint.QueueSkip
-        if isinstance(old, ResourceClaim) and old.allocation is None and claim.allocation is not None:
-            return QueueingHint.QueueSkip  # allocated for some other pod: does not help this one
-        return QueueingHint.Queue
-
-
-def _share_ids(claim_uid: str) -> Callable[[], str]:
-    """Share IDs for the shareable devices of one claim's allocation: UUIDs as upstream's,
-    but derived from the claim's UID and the result's position (upstream draws them at
-    random), so that a simulation repeats and the scheduler's random stream is not touched."""
-    n = itertools.count()
-    return lambda: str(uuid.uuid5(uuid.NAMESPACE_URL, f"kubesched.io/share/{claim_uid}/{next(n)}"))

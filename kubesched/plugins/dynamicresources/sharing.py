@@ -11,6 +11,8 @@ With both gates off the allocator runs exactly as before (``Sharing.any`` is fal
 
 from __future__ import annotations
 
+import itertools
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -155,3 +157,11 @@ def share_fields(req: ExactRequest | None, c: Candidate, new_id: Callable[[], st
     if consumed:
         out["consumedCapacity"] = status_capacity(c.device, consumed)
     return out
+
+
+def share_ids(claim_uid: str) -> Callable[[], str]:
+    """Share IDs for the shareable devices of one claim's allocation: UUIDs as upstream's,
+    but derived from the claim's UID and the result's position (upstream draws them at
+    random), so that a simulation repeats and the scheduler's random stream is not touched."""
+    n = itertools.count()
+    return lambda: str(uuid.uuid5(uuid.NAMESPACE_URL, f"kubesched.io/share/{claim_uid}/{next(n)}"))
