@@ -31,7 +31,8 @@ from kubesched.api.defaults import (
 )
 from kubesched.api.devicetaints import DEVICE_TAINT_RULE, DEVICE_TAINT_RULE_VERSIONS, DeviceTaintRule
 from kubesched.api.dra import API_VERSION as DRA_API_VERSION
-from kubesched.api.dra import DRA_KINDS, check_container_claims, parse_dra_object
+from kubesched.api.dra import DRA_KINDS, parse_dra_object
+from kubesched.api.podclaims import check_container_claims
 from kubesched.api.documents import documents
 from kubesched.api.errors import DecodeError
 from kubesched.api.kubeversion import SERVER_VERSION_API, SERVER_VERSION_KIND, from_version_info

@@ -22,6 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubesched.api.devicetaints import DeviceTaint, DeviceToleration, parse_taints, parse_tolerations
+from kubesched.api.drafields import _dns_label, _list, _map, _str
+from kubesched.api.drasharing import (
+    CapacityPolicy, CounterConsumption, CounterSet, SharedResult, capacity_requests, check_placement, counter_sets,
+    device_placement, policy, read_counters, shared_result,
+)
 from kubesched.api.errors import DecodeError
 from kubesched.api.quantity import Quantity, parse_quantity
 from kubesched.api.selectors import NodeSelector
@@ -32,46 +37,10 @@ POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 EXACT_COUNT = "ExactCount"
 ALL = "All"
 RESERVED_FOR_MAX = 256  # ResourceClaimReservedForMaxSize
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _C_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 AttrValue = tuple[str, Any]  # ("int" | "bool" | "string" | "version", value)
-
-
-def _map(obj: Any, path: str) -> Mapping[str, Any]:
-    if obj is None:
-        return {}
-    if not isinstance(obj, Mapping):
-        raise DecodeError("must be an object", field=path)
-    return obj
-
-
-def _list(obj: Any, path: str) -> list[Any]:
-    if obj is None:
-        return []
-    if not isinstance(obj, list):
-        raise DecodeError("must be a list", field=path)
-    return obj
-
-
-def _str(obj: Any, path: str, required: bool = True) -> str:
-    if obj is None or obj == "":
-        if required:
-            raise DecodeError("Required value", field=path)
-        return ""
-    if not isinstance(obj, str):
-        raise DecodeError(f"must be a string, got {obj!r}", field=path)
-    return obj
-
-
-def _dns_label(obj: Any, path: str) -> str:
-    s = _str(obj, path)
-    if len(s) > 63 or not _DNS_LABEL.match(s):
-        raise DecodeError(f'Invalid value: "{s}": a lowercase RFC 1123 label must consist of lower case '
-                          "alphanumeric characters or '-', and must start and end with an alphanumeric "
-                          "character", field=path)
-    return s
 
 
 def qualify(name: str, driver: str) -> str:
@@ -125,6 +94,16 @@ class Device:
     binding_conditions: tuple[str, ...] = ()  # read with DRADeviceBindingConditions
     binding_failure_conditions: tuple[str, ...] = ()
     binds_to_node: bool = False
+    # DRAPartitionableDevices: counters taken from the pool's counter sets, and where the
+    # device is usable when its slice has perDeviceNodeSelection
+    consumes_counters: tuple[CounterConsumption, ...] = ()
+    node_name: str = ""
+    node_selector: NodeSelector | None = None
+    all_nodes: bool = False
+    # DRAConsumableCapacity: shareable by several allocations; each capacity's request policy
+    allow_multiple_allocations: bool = False
+    policies: Mapping[str, CapacityPolicy] = field(default_factory=dict)  # qualified name -> policy
+    capacity_names: Mapping[str, str] = field(default_factory=dict)  # qualified -> as the slice spells it
 
 
 _ATTR_TYPES = {"int": int, "bool": bool, "string": str, "version": str}
@@ -149,17 +128,37 @@ def _device(obj: Any, path: str, driver: str) -> Device:
     for k, v in _map(m.get("attributes"), f"{path}.attributes").items():
         attrs[qualify(k, driver)] = _attribute(v, f"{path}.attributes[{k}]")
     cap: dict[str, Quantity] = {}
+    policies: dict[str, CapacityPolicy] = {}
+    spelled: dict[str, str] = {}
     for k, v in _map(m.get("capacity"), f"{path}.capacity").items():
-        val = _map(v, f"{path}.capacity[{k}]").get("value")
-        if val is None:
+        cm = _map(v, f"{path}.capacity[{k}]")
+        if cm.get("value") is None:
             raise DecodeError("Required value", field=f"{path}.capacity[{k}].value")
-        cap[qualify(k, driver)] = parse_quantity(val, field=f"{path}.capacity[{k}].value")
+        qk = qualify(k, driver)
+        if qk in spelled and "/" not in k:
+            continue  # the driver-qualified spelling of the same capacity takes precedence
+        cap[qk] = parse_quantity(cm["value"], field=f"{path}.capacity[{k}].value")
+        spelled[qk] = k
+        pol = policy(cm.get("requestPolicy"), f"{path}.capacity[{k}].requestPolicy")
+        if pol is not None:
+            policies[qk] = pol
     if len(attrs) + len(cap) > 32:
         raise DecodeError("Too many: must have at most 32 attributes and capacities combined", field=path)
-    return Device(name, attrs, cap, parse_taints(m.get("taints"), f"{path}.taints"),
-                  _strings(m.get("bindingConditions"), f"{path}.bindingConditions"),
-                  _strings(m.get("bindingFailureConditions"), f"{path}.bindingFailureConditions"),
-                  m.get("bindsToNode") is True)
+    consumes = []
+    for i, c in enumerate(_list(m.get("consumesCounters"), f"{path}.consumesCounters")):
+        cp = f"{path}.consumesCounters[{i}]"
+        cm = _map(c, cp)
+        consumes.append(CounterConsumption(_dns_label(cm.get("counterSet"), f"{cp}.counterSet"),
+                                           read_counters(cm.get("counters"), f"{cp}.counters")))
+    node_name, selector, all_nodes = device_placement(m, path)
+    return Device(name, attrs, cap, taints=parse_taints(m.get("taints"), f"{path}.taints"),
+                  binding_conditions=_strings(m.get("bindingConditions"), f"{path}.bindingConditions"),
+                  binding_failure_conditions=_strings(m.get("bindingFailureConditions"),
+                                                      f"{path}.bindingFailureConditions"),
+                  binds_to_node=m.get("bindsToNode") is True, consumes_counters=tuple(consumes),
+                  node_name=node_name, node_selector=selector, all_nodes=all_nodes,
+                  allow_multiple_allocations=m.get("allowMultipleAllocations") is True, policies=policies,
+                  capacity_names=spelled)
 
 
 def _strings(obj: Any, path: str) -> tuple[str, ...]:
@@ -178,6 +177,8 @@ class ResourceSlice:
     all_nodes: bool
     devices: tuple[Device, ...]
     raw: dict[str, Any] = field(compare=False, repr=False)
+    per_device_node_selection: bool = False  # DRAPartitionableDevices
+    shared_counters: tuple[CounterSet, ...] = ()  # DRAPartitionableDevices
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> "ResourceSlice":
@@ -196,8 +197,10 @@ class ResourceSlice:
         node_name = _str(spec.get("nodeName"), "spec.nodeName", required=False)
         sel_raw = spec.get("nodeSelector")
         all_nodes = spec.get("allNodes") is True
-        if sum((bool(node_name), sel_raw is not None, all_nodes,
-                spec.get("perDeviceNodeSelection") is True)) != 1:
+        per_device = spec.get("perDeviceNodeSelection") is True
+        shared = counter_sets(spec.get("sharedCounters"))
+        chosen = sum((bool(node_name), sel_raw is not None, all_nodes, per_device))
+        if chosen != 1 and not (shared and chosen == 0):
             raise DecodeError("exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` "
                               "is required", field="spec")
         selector = NodeSelector.parse(sel_raw, "spec.nodeSelector") if sel_raw is not None else None
@@ -208,8 +211,9 @@ class ResourceSlice:
             if d.name in seen:
                 raise DecodeError(f'Duplicate value: "{d.name}"', field=f"spec.devices[{i}].name")
             seen.add(d.name)
+            check_placement(d.node_name, d.node_selector, d.all_nodes, per_device, f"spec.devices[{i}]")
         return cls(_str(meta.get("name"), "metadata.name"), driver, _str(pool.get("name"), "spec.pool.name"),
-                   gen, count, node_name, selector, all_nodes, devices, raw)
+                   gen, count, node_name, selector, all_nodes, devices, raw, per_device, shared)
 
 
 # -- claims ----------------------------------------------------------------------------------
@@ -224,6 +228,8 @@ class ExactRequest:
     count: int
     admin_access: bool = False
     tolerations: tuple[DeviceToleration, ...] = ()  # read with DRADeviceTaints
+    # DRAConsumableCapacity: ``capacity.requests`` (name as written -> amount); None: not set
+    capacity: tuple[tuple[str, Quantity], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,7 +283,8 @@ def _exact(obj: Any, path: str, name: str) -> ExactRequest:
         raise DecodeError(f'Unsupported value: "{mode}": supported values: "All", "ExactCount"',
                           field=f"{path}.allocationMode")
     return ExactRequest(name, cls_name, _selectors(m.get("selectors"), f"{path}.selectors"), mode, count,
-                        m.get("adminAccess") is True, parse_tolerations(m.get("tolerations"), f"{path}.tolerations"))
+                        m.get("adminAccess") is True, parse_tolerations(m.get("tolerations"), f"{path}.tolerations"),
+                        capacity_requests(m.get("capacity"), f"{path}.capacity"))
 
 
 def _request(obj: Any, path: str) -> DeviceRequest:
@@ -348,6 +355,7 @@ class ResourceClaim:
     owner_uid: str  # the controlling owner's uid ("" if none)
     deleting: bool
     raw: dict[str, Any] = field(compare=False, repr=False)
+    shared_results: tuple[SharedResult, ...] = ()  # results with a shareID (DRAConsumableCapacity)
 
     @property
     def key(self) -> str:
@@ -362,6 +370,7 @@ class ResourceClaim:
         status = _map(raw.get("status"), "status")
         alloc = status.get("allocation")
         devs: list[tuple[str, str, str]] = []
+        shares: list[SharedResult] = []
         sel = None
         if alloc is not None:
             am = _map(alloc, "status.allocation")
@@ -372,6 +381,9 @@ class ResourceClaim:
                 rm = _map(r, rp)
                 devs.append((_str(rm.get("driver"), f"{rp}.driver"), _str(rm.get("pool"), f"{rp}.pool"),
                              _str(rm.get("device"), f"{rp}.device")))
+                shared = shared_result(rm, rp, devs[-1])
+                if shared is not None:
+                    shares.append(shared)
             if am.get("nodeSelector") is not None:
                 sel = NodeSelector.parse(am["nodeSelector"], "status.allocation.nodeSelector")
         reserved = []
@@ -386,7 +398,8 @@ class ResourceClaim:
         owner = next((str(o.get("uid") or "") for o in _list(meta.get("ownerReferences"), "metadata.ownerReferences")
                       if isinstance(o, Mapping) and o.get("controller") is True), "")
         return cls(ns, name, str(meta.get("uid") or f"claim-{ns}-{name}"), ClaimSpec.parse(raw.get("spec"), "spec"),
-                   alloc, tuple(devs), sel, tuple(reserved), owner, bool(meta.get("deletionTimestamp")), raw)
+                   alloc, tuple(devs), sel, tuple(reserved), owner, bool(meta.get("deletionTimestamp")), raw,
+                   tuple(shares))
 
     def reserved_for_pod(self, pod_uid: str) -> bool:
         """Upstream ``resourceclaim.IsReservedForPod``."""
@@ -412,63 +425,6 @@ class ResourceClaimTemplate:
         default_claim_spec(tspec.get("spec"))
         return cls(str(meta.get("namespace") or "default"), _str(meta.get("name"), "metadata.name"),
                    ClaimSpec.parse(tspec.get("spec"), "spec.spec"), raw)
-
-
-# -- the pod side -------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class PodClaim:
-    """One entry of ``pod.spec.resourceClaims``: exactly one of claim_name / template_name."""
-
-    name: str
-    claim_name: str
-    template_name: str
-
-
-def pod_claims(raw: Mapping[str, Any]) -> tuple[PodClaim, ...]:
-    """``spec.resourceClaims`` of a pod, validated as upstream's pod validation does."""
-    spec = raw.get("spec")
-    items = spec.get("resourceClaims") if isinstance(spec, Mapping) else None
-    out: list[PodClaim] = []
-    for i, c in enumerate(_list(items, "spec.resourceClaims")):
-        p = f"spec.resourceClaims[{i}]"
-        m = _map(c, p)
-        name = _dns_label(m.get("name"), f"{p}.name")
-        if any(x.name == name for x in out):
-            raise DecodeError(f'Duplicate value: "{name}"', field=f"{p}.name")
-        cn = _str(m.get("resourceClaimName"), f"{p}.resourceClaimName", required=False)
-        tn = _str(m.get("resourceClaimTemplateName"), f"{p}.resourceClaimTemplateName", required=False)
-        if bool(cn) == bool(tn):
-            raise DecodeError("must specify one of: `resourceClaimName`, `resourceClaimTemplateName`", field=p)
-        out.append(PodClaim(name, cn, tn))
-    return tuple(out)
-
-
-def pod_claim_statuses(raw: Mapping[str, Any]) -> dict[str, str]:
-    """``status.resourceClaimStatuses``: pod claim name -> generated ResourceClaim name."""
-    status = raw.get("status")
-    items = status.get("resourceClaimStatuses") if isinstance(status, Mapping) else None
-    out: dict[str, str] = {}
-    for s in items if isinstance(items, list) else []:
-        if isinstance(s, Mapping) and isinstance(s.get("name"), str):
-            out[s["name"]] = str(s.get("resourceClaimName") or "")
-    return out
-
-
-def check_container_claims(raw: Mapping[str, Any]) -> None:
-    """Containers' ``resources.claims`` must name a pod claim (upstream pod validation)."""
-    spec = raw.get("spec")
-    if not isinstance(spec, Mapping):
-        return
-    names = {c.name for c in pod_claims(raw)}
-    for section in ("initContainers", "containers"):
-        for i, c in enumerate(spec.get(section) or []):
-            res = c.get("resources") if isinstance(c, Mapping) else None
-            claims = res.get("claims") if isinstance(res, Mapping) else None
-            for j, cl in enumerate(claims if isinstance(claims, list) else []):
-                n = cl.get("name") if isinstance(cl, Mapping) else None
-                if n not in names:
-                    raise DecodeError(f'Not found: "{n}": must be one of spec.resourceClaims',
-                                      field=f"spec.{section}[{i}].resources.claims[{j}]")
 
 
 def parse_dra_object(raw: dict[str, Any]) -> Any:

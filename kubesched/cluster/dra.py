@@ -25,9 +25,10 @@ from typing import Any
 from kubesched.api.devicetaints import DeviceTaintRule
 from kubesched.api.dra import (
     API_VERSION, POD_CLAIM_NAME_ANNOTATION, DeviceClass, ResourceClaim, ResourceClaimTemplate,
-    ResourceSlice, pod_claims,
+    ResourceSlice,
 )
 from kubesched.api.errors import DecodeError
+from kubesched.api.podclaims import pod_claims
 from kubesched.api.objects import Pod
 from kubesched.framework.dra import DraWriteError
 

@@ -29,6 +29,11 @@ from kubesched.framework.features import FeatureGateError, Features, parse_featu
     # DRAPartitionableDevices {1.33 Alpha false, 1.36 Beta true}
     ("DRAPartitionableDevices", "1.35", False),
     ("DRAPartitionableDevices", "1.36", True),
+    ("DRAPartitionableDevices", "1.37", True),  # still Beta in the scheduler's specs after v1.37
+    # DRAConsumableCapacity {1.34 Alpha false, 1.36 Beta true}
+    ("DRAConsumableCapacity", "1.35", False),
+    ("DRAConsumableCapacity", "1.36", True),
+    ("DRAConsumableCapacity", "1.37", True),
     # StorageCapacityScoring {1.33 Alpha false, 1.37 Beta true}
     ("StorageCapacityScoring", "1.36", False),
     ("StorageCapacityScoring", "1.37", True),
@@ -161,3 +166,13 @@ def test_gates_still_taken_before_removal() -> None:
     assert not Features.for_version("1.36", "GangScheduling=false,WorkloadAwarePreemption=false").enabled(
         "WorkloadAwarePreemption")
     assert Features.for_version("1.36", "SidecarContainers=true").enabled("SidecarContainers")
+
+
+@pytest.mark.parametrize("version,gates", [
+    ("1.36", "DRAPartitionableDevices=false,DRAConsumableCapacity=false"),
+    ("1.35", "DRAPartitionableDevices=true,DRAConsumableCapacity=true"),
+])
+def test_partitionable_and_consumable_gates_are_implemented_both_ways(version: str, gates: str) -> None:
+    fts = Features.for_version(version, gates)
+    assert "DRAPartitionableDevices" not in " ".join(fts.not_honoured())
+    assert "DRAConsumableCapacity" not in " ".join(fts.not_honoured())

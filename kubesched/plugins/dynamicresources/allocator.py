@@ -17,6 +17,11 @@ of every claim the pod still needs. This is the same search, written for our obj
 - ``allocationMode: All`` takes every matching device of the node's pools (an error when a
   pool is incomplete or invalid, as upstream: the pod cannot be scheduled on guesswork).
 
+With DRAPartitionableDevices or DRAConsumableCapacity on (:class:`.sharing.Sharing`), pools
+are gathered as :mod:`.partitions` says, and each device taken also passes
+:class:`.sharing.SharingSearch` (counters, capacity); with both off the search is exactly
+the one above.
+
 Errors that upstream returns from ``Allocate`` (a selector that does not compile or fails
 to evaluate, an incomplete pool for ``All``) are raised as :class:`AllocationError`; the
 plugin turns them into an Error status. ``explain_failure`` gives, for a node where no
@@ -32,7 +37,10 @@ from kubesched.api.dra import ALL, Device, DeviceClass, ExactRequest, ResourceCl
 from kubesched.api.objects import Node
 from kubesched.plugins.dynamicresources.cel import CelError, compile_selector
 from kubesched.plugins.dynamicresources.devicefeatures import OFF, DeviceFeatures, excluded, tainted
-from kubesched.plugins.dynamicresources.pools import Candidate, DeviceID, Pool, SliceIndex
+from kubesched.plugins.dynamicresources.capacity import CapacityError
+from kubesched.plugins.dynamicresources.partitions import CounterLedger, merged_node_selector, partitioned_view
+from kubesched.plugins.dynamicresources.pools import Candidate, DeviceID, Gather, Pool, SliceIndex
+from kubesched.plugins.dynamicresources.sharing import AllocatedState, Sharing, SharingSearch, share_fields
 
 
 class AllocationError(Exception):
@@ -88,18 +96,29 @@ _SELECTABLE: dict[tuple[DeviceClass, tuple[str, ...], Device], bool] = {}
 _MAX_SELECTABLE = 1_000_000
 
 
+def index_gather(sharing: Sharing) -> Gather | None:
+    """How a :class:`SliceIndex` gathers pools for these features."""
+    return partitioned_view if sharing.partitionable else None
+
+
 class Allocator:
     """One pod's claims to allocate; ``allocate(node)`` runs the search for one node."""
 
     def __init__(self, claims: Sequence[ResourceClaim], in_use: set[DeviceID],
                  classes: Callable[[str], DeviceClass | None],
-                 slices: Sequence[ResourceSlice] | SliceIndex, features: DeviceFeatures = OFF) -> None:
+                 slices: Sequence[ResourceSlice] | SliceIndex, features: DeviceFeatures = OFF,
+                 sharing: Sharing = Sharing(), state: AllocatedState | None = None) -> None:
         self.claims = list(claims)
         self.features = features  # device taints and binding conditions (devicefeatures)
         self._extended = features.extended
         self.in_use = in_use
         self.classes = classes
-        self.index = slices if isinstance(slices, SliceIndex) else SliceIndex(slices)
+        self.sharing = sharing
+        self.index = slices if isinstance(slices, SliceIndex) else SliceIndex(slices, index_gather(sharing))
+        # DRAPartitionableDevices / DRAConsumableCapacity: ``in_use`` holds the exclusively
+        # allocated devices, ``state`` the shared ones too (:mod:`.sharing`)
+        self.state = state if state is not None else AllocatedState(in_use)
+        self.ledger = CounterLedger(self.state.allocated)
         # the common shape, one claim with one ExactCount request and no constraints: the
         # search reduces to "the first `count` free, selectable devices in order"
         self._simple: ExactRequest | None = None
@@ -108,6 +127,8 @@ class Allocator:
             only = self.claims[0].spec.requests[0].exactly
             if only is not None and only.allocation_mode != ALL and not only.admin_access:
                 self._simple = only
+        if sharing.any and self._simple is not None and (self.index.advanced or self._simple.capacity):
+            self._simple = None  # devices or requests the shortcut does not know about
 
     # -- selection -----------------------------------------------------------------------
     def selectable(self, claim: ResourceClaim, req: ExactRequest, c: Candidate) -> bool:
@@ -137,8 +158,26 @@ class Allocator:
             raise AllocationError(f"invalid resource pools were encountered: {', '.join(bad)}")
         if self._simple is not None:
             return self._first_free(self._simple, cands)
+        if self.sharing.any and not self.sharing.consumable:
+            self._refuse_capacity_requests()
         search = _Search(self, node, pools, cands)
-        return search.run()
+        try:
+            return search.run()
+        except CapacityError as exc:
+            raise AllocationError(str(exc)) from None
+
+    def _refuse_capacity_requests(self) -> None:
+        """Upstream's allocator (with any beta feature on) refuses capacity requests while
+        DRAConsumableCapacity is off, rather than ignoring them."""
+        for claim in self.claims:
+            for r in claim.spec.requests:
+                if r.exactly is not None and r.exactly.capacity is not None:
+                    raise AllocationError(f"claim {claim.key}, request {r.name}: has capacity requests, but the "
+                                          "DRAConsumableCapacity feature is disabled")
+                for sub in r.first_available:
+                    if sub.capacity is not None:
+                        raise AllocationError(f"claim {claim.key}, subrequest {sub.name.partition('/')[2]}: has "
+                                              "capacity requests, but the DRAConsumableCapacity feature is disabled")
 
     def simple_request(self) -> ExactRequest | None:
         """The single ExactCount request when the claims have the simple shape, else None."""
@@ -189,6 +228,7 @@ class _Search:
         self.constraints = [[_Constraint(c.requests, c.match_attribute) for c in cl.spec.constraints]
                             for cl in alloc.claims]
         self._all: dict[tuple[int, str], list[Candidate]] = {}
+        self.ext = SharingSearch(alloc.sharing, alloc.state, alloc.ledger) if alloc.sharing.any else None
 
     def run(self) -> list[list[tuple[str, Candidate]]] | None:
         return self.result if self.claim(0) else None
@@ -216,7 +256,9 @@ class _Search:
                 if p.incomplete:
                     raise AllocationError(f"claim {claim.key}, request {req.name}: asks for all devices, but "
                                           f"resource pool {p.driver}/{p.name} is currently being updated")
-            got = self._all[key] = [c for c in self.cands if self.a.selectable(claim, req, c)]
+            got = self._all[key] = [c for c in self.cands if self.a.selectable(claim, req, c) and
+                                    (self.ext is None or not self.a.sharing.consumable or
+                                     self.ext.capacity_fits(req, c, alone=True) is not None)]
         return got
 
     def devices(self, ci: int, ri: int, req: ExactRequest, k: int) -> bool:
@@ -242,6 +284,8 @@ class _Search:
         if not req.admin_access and (c.id in self.a.in_use or c.id in self.picked):
             return False
         if self.a._extended and tainted(self.a.features, req, c.device):
+            return False  # before the counters are taken: a tainted device takes none
+        if self.ext is not None and not self.ext.check(req, c):
             return False
         added: list[_Constraint] = []
         for con in self.constraints[ci]:
@@ -250,24 +294,44 @@ class _Search:
                     a.remove(req.name)
                 return False
             added.append(con)
-        self.picked.add(c.id)
+        undo = self.ext.commit(req, c) if self.ext is not None else None
+        if self.ext is not None and undo is None:  # cannot happen: check() saw the same state
+            for a in added:
+                a.remove(req.name)
+            return False
+        multi = self.ext is not None and self.ext.multi(c)
+        if not multi:
+            self.picked.add(c.id)
         self.result[ci].append((req.name, c))
         if self.devices(ci, ri, req, k + 1):
             return True
         self.result[ci].pop()
-        self.picked.discard(c.id)
+        if not multi:
+            self.picked.discard(c.id)
+        if undo is not None:
+            undo()
         for a in added:
             a.remove(req.name)
         return False
 
 
-def allocation_result(picks: list[tuple[str, Candidate]], node: Node) -> dict[str, Any]:
-    """``status.allocation`` for one claim, as upstream's allocator builds it."""
+def allocation_result(picks: list[tuple[str, Candidate]], node: Node, claim: ResourceClaim | None = None,
+                      sharing: Sharing = Sharing(), new_id: Callable[[], str] | None = None) -> dict[str, Any]:
+    """``status.allocation`` for one claim, as upstream's allocator builds it. With
+    DRAConsumableCapacity a shareable device's result gets a share ID (from ``new_id``) and
+    the capacity it consumes."""
     results = []
     for req, c in picks:
         r: dict[str, Any] = {"request": req, "driver": c.slice.driver, "pool": c.pool.name, "device": c.device.name}
+        if sharing.consumable and c.device.allow_multiple_allocations and new_id is not None:
+            r.update(share_fields(_request_named(claim, req), c, new_id))
         results.append(r)
     out: dict[str, Any] = {"devices": {"results": results}}
+    if sharing.partitionable and any(c.slice.per_device_node_selection for _, c in picks):
+        selector = merged_node_selector([c for _, c in picks], node)
+        if selector is not None:
+            out["nodeSelector"] = selector
+        return out
     selector = None
     for _, c in picks:
         if c.slice.node_name:
@@ -279,3 +343,11 @@ def allocation_result(picks: list[tuple[str, Candidate]], node: Node) -> dict[st
     if selector is not None:
         out["nodeSelector"] = selector
     return out
+
+
+def _request_named(claim: ResourceClaim | None, name: str) -> ExactRequest | None:
+    for r in claim.spec.requests if claim is not None else ():
+        for x in (r.exactly,) if r.exactly is not None else r.first_available:
+            if x is not None and x.name == name:
+                return x
+    return None

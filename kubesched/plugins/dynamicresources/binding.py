@@ -17,16 +17,19 @@ the binding-conditions gates are off, as upstream's ``ValidateDynamicResourcesAr
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kubesched.api.dra import ResourceClaim
+from kubesched.api.dra import FINALIZER, ResourceClaim
 from kubesched.api.drabinding import BindingFailed, allocation_timestamp, pending_devices, ready_for_binding
 from kubesched.api.errors import DecodeError
+from kubesched.api.objects import Pod
 from kubesched.framework.clock import CLOCK_EPOCH
+from kubesched.framework.dra import DraWriteError
 
 DEFAULT_BINDING_TIMEOUT = 600.0  # config.DynamicResourcesBindingTimeoutDefault
 POLL_INTERVAL = 5.0
@@ -131,3 +134,25 @@ def pod_ready(claims: Sequence[ResourceClaim], current: Callable[[ResourceClaim]
                 raise RuntimeError(f"claim {cur.name} binding timeout")
             return False
     return True
+
+
+def bound_claim(current: ResourceClaim, key: str, allocation: dict[str, Any] | None, pod: Pod,
+                allocated_at: str | None) -> dict[str, Any]:
+    """The claim object PreBind writes (upstream ``bindClaim``): with the scheduler's
+    ``allocation``, the finalizer and ``status.allocation``; the pod in ``reservedFor``;
+    ``allocated_at`` (binding conditions on) stamps an allocation that has no timestamp."""
+    raw = copy.deepcopy(current.raw)
+    status = raw.setdefault("status", {})
+    if allocation is not None:
+        if current.allocation is not None:
+            raise DraWriteError(f"claim {key} got allocated elsewhere in the meantime")
+        fins = raw.setdefault("metadata", {}).setdefault("finalizers", [])
+        if FINALIZER not in fins:
+            fins.append(FINALIZER)
+        status["allocation"] = allocation
+    status["reservedFor"] = [*(status.get("reservedFor") or []),
+                             {"resource": "pods", "name": pod.name, "uid": pod.uid}]
+    written = status.get("allocation")
+    if allocated_at is not None and isinstance(written, dict) and not written.get("allocationTimestamp"):
+        written["allocationTimestamp"] = allocated_at
+    return raw

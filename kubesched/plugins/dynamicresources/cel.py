@@ -2,7 +2,8 @@
 (``k8s.io/dynamic-resource-allocation/cel``), behind this one module.
 
 Why this exists: DeviceClasses and requests select devices with CEL expressions over
-``device.driver``, ``device.attributes[domain].name`` and ``device.capacity[domain].name``.
+``device.driver``, ``device.attributes[domain].name``, ``device.capacity[domain].name`` and
+``device.allowMultipleAllocations``.
 The expressions are evaluated with ``cel-python`` (``celpy``), a maintained pure-Python
 CEL implementation: it needs no compiler, accepts custom functions (for upstream's
 ``quantity`` and ``semver`` libraries) and dispatches member calls (``q.compareTo(x)``)
@@ -170,7 +171,9 @@ def device_activation(driver: str, device: Device) -> dict[str, Any]:
     caps = _domains({k: CelQuantity(q.amount) for k, q in device.capacity.items()})
     dev = celtypes.MapType({celtypes.StringType("driver"): celtypes.StringType(driver),
                             celtypes.StringType("attributes"): attrs,
-                            celtypes.StringType("capacity"): caps})
+                            celtypes.StringType("capacity"): caps,
+                            celtypes.StringType("allowMultipleAllocations"):
+                                celtypes.BoolType(device.allow_multiple_allocations)})
     return {"device": dev}
 
 

@@ -10,8 +10,12 @@ be owned by the pod.
 
 from __future__ import annotations
 
-from kubesched.api.dra import ResourceClaim, pod_claim_statuses, pod_claims
+from typing import Any
+
+from kubesched.api.dra import ResourceClaim
+from kubesched.api.podclaims import pod_claim_statuses, pod_claims
 from kubesched.api.objects import Pod
+from kubesched.framework.events import QueueingHint
 from kubesched.framework.dra import DraLister
 from kubesched.plugins.dynamicresources.pools import DeviceID
 
@@ -52,3 +56,18 @@ def allocated_devices(lister: DraLister) -> set[DeviceID]:
     for c in lister.in_flight.values():
         out.update(c.allocated_devices)
     return out
+
+
+def claim_hint(pod: Pod, old: Any, new: Any) -> QueueingHint:
+    """Upstream ``isSchedulableAfterClaimChange``: only a claim of this pod matters; a
+    new claim or one that got deallocated may help, an unchanged one not."""
+    claim = new if isinstance(new, ResourceClaim) else None
+    if claim is None or claim.namespace != pod.namespace:
+        return QueueingHint.QueueSkip
+    statuses = pod_claim_statuses(pod.raw)
+    wanted = {pc.claim_name or statuses.get(pc.name, "") for pc in pod_claims(pod.raw)}
+    if claim.name not in wanted:
+        return QueueingHint.QueueSkip
+    if isinstance(old, ResourceClaim) and old.allocation is None and claim.allocation is not None:
+        return QueueingHint.QueueSkip  # allocated for some other pod: does not help this one
+    return QueueingHint.Queue

@@ -24,6 +24,8 @@ def explain_failure(alloc: Allocator, node: Node) -> str:
         if claim.spec.constraints:
             attrs = ", ".join(c.match_attribute for c in claim.spec.constraints)
             return f"claim {claim.key}: constraint matchAttribute {attrs} unmet by the free devices"
+    if alloc.sharing.any:
+        return "the claims together need more devices, shared counters or device capacity than are free"
     return "the claims together need more devices than are free"
 
 

@@ -21,6 +21,10 @@ DRADeviceTaintRules, DRADeviceBindingConditions; on from 1.36) are in
 :mod:`.devicefeatures`, :mod:`.taintrules` and :mod:`.binding`; with the gates off none of
 their code runs.
 
+With DRAPartitionableDevices and DRAConsumableCapacity (on from 1.36; :mod:`.sharing`) the
+allocator also accounts shared counters and device capacity, and a shareable device's
+result carries a share ID and the capacity it consumes.
+
 With DRAExtendedResource, extended resources a DeviceClass maps add one more claim, last,
 that the scheduler builds per node and creates in PreBind (:mod:`.extended`).
 """
@@ -28,19 +32,18 @@ that the scheduler builds per node and creates in PreBind (:mod:`.extended`).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from kubesched.api.dra import FINALIZER, ResourceClaim, pod_claim_statuses, pod_claims
+from kubesched.api.dra import FINALIZER, ResourceClaim
 from kubesched.api.drabinding import BindingFailed, format_time
 from kubesched.api.objects import Node, Pod
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.dra import DraLister, DraWriteError
 from kubesched.framework.dra_extended import GATE as DRA_EXTENDED_RESOURCE, mapped_requests, resolver_of
-from kubesched.framework.features import features_of
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource
 from kubesched.framework.features import features_of
 from kubesched.framework.interface import PostFilterResult, PreFilterResult
@@ -49,8 +52,8 @@ from kubesched.framework.status import SKIP, SUCCESS, Code, Status, error, unres
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names
 from kubesched.plugins.dynamicresources import binding
-from kubesched.plugins.dynamicresources.allocator import AllocationError, Allocator, allocation_result
-from kubesched.plugins.dynamicresources.claims import ClaimLookupError, allocated_devices, resolve_claims
+from kubesched.plugins.dynamicresources.allocator import AllocationError, Allocator, allocation_result, index_gather
+from kubesched.plugins.dynamicresources.claims import ClaimLookupError, allocated_devices, claim_hint, resolve_claims
 from kubesched.plugins.dynamicresources.devicefeatures import DeviceFeatures, extend_result
 from kubesched.plugins.dynamicresources.explain import explain_failure
 from kubesched.plugins.dynamicresources.extended import (
@@ -58,6 +61,7 @@ from kubesched.plugins.dynamicresources.extended import (
 )
 from kubesched.plugins.dynamicresources.pools import Candidate, DeviceID, SliceIndex
 from kubesched.plugins.dynamicresources.taintrules import TaintedSlices
+from kubesched.plugins.dynamicresources.sharing import AllocatedState, Sharing, allocated_state, share_ids
 
 Picks = list[list[tuple[str, Candidate]]]  # per claim to allocate: (request, device) chosen
 
@@ -96,6 +100,8 @@ class DynamicResources:
             args if isinstance(args, binding.DynamicResourcesArgs) else binding.DynamicResourcesArgs(),
             self.devices.binding, fts.enabled("DRASchedulerFilterTimeout"))
         self._tainted = TaintedSlices()
+        self.sharing = Sharing.of(features_of(handle))  # DRAPartitionableDevices, DRAConsumableCapacity
+        self._shared: tuple[tuple[int, int], AllocatedState] | None = None
 
     @property
     def lister(self) -> DraLister:
@@ -155,11 +161,21 @@ class DynamicResources:
                 slices = self._tainted.get(slices, self.lister.device_taint_rules(), self.lister.device_class,
                                            self.lister.generation)
             if self._index is None or self._index.slices is not slices:
-                self._index = SliceIndex(slices)
-            s.allocator = Allocator(to_allocate, self._allocated(), self.lister.device_class, self._index,
-                                    self.devices)
+                self._index = SliceIndex(slices, index_gather(self.sharing))
+            in_use, shared = self._allocated_state()
+            s.allocator = Allocator(to_allocate, in_use, self.lister.device_class, self._index, self.devices,
+                                    self.sharing, shared)
         s.claims = claims
         return None, SUCCESS
+
+    def _allocated_state(self) -> tuple[set[DeviceID], AllocatedState | None]:
+        """The devices in use, and with DRAConsumableCapacity the shared allocations too."""
+        if not self.sharing.consumable:
+            return self._allocated(), None
+        key = (self.lister.generation, len(self.lister.in_flight))
+        if self._shared is None or self._shared[0] != key or self.lister.in_flight:
+            self._shared = (key, allocated_state(self.lister, True))
+        return self._shared[1].exclusive, self._shared[1]
 
     def _allocated(self) -> set[DeviceID]:
         key = (self.lister.generation, len(self.lister.in_flight))
@@ -187,7 +203,8 @@ class DynamicResources:
             if node_claim is not None and allocator is not None:
                 ext = s.claims[s.extended]
                 allocator = Allocator([node_claim.claim if c is ext else c for c in allocator.claims],
-                                      allocator.in_use, allocator.classes, allocator.index, allocator.features)
+                                      allocator.in_use, allocator.classes, allocator.index, allocator.features,
+                                      allocator.sharing, allocator.state)
         unavailable = [i for i, c in enumerate(s.claims)
                        if c.node_selector is not None and not c.node_selector.matches(node.labels, node.name)]
         if self.devices.binding:
@@ -308,6 +325,12 @@ class DynamicResources:
         return w
 
     # -- Reserve / Unreserve ---------------------------------------------------------------------
+    @staticmethod
+    def _owner(s: _State, i: int, node_name: str) -> ResourceClaim:
+        """The claim the i-th allocation is for (the node's own claim for extended resources)."""
+        node_claim = s.node_extended.get(node_name) if i == s.extended else None
+        return node_claim.claim if node_claim is not None else s.claims[i]
+
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         s = state.get(STATE)
         if s is None or not s.claims or s.allocator is None:
@@ -331,9 +354,10 @@ class DynamicResources:
         if len(todo) != len(found[1]):
             return error(f"internal error, have {len(found[1])} allocations, {len(todo)} claims to allocate")
         node_claim = s.node_extended.get(node_name)
-        allocations = [extend_result(self.devices, allocation_result(p, found[0]),
-                                     node_claim.claim if i == s.extended and node_claim is not None else s.claims[i],
-                                     p, found[0]) for i, p in zip(todo, found[1])]
+        owners = [self._owner(s, i, node_name) for i in todo]
+        allocations = [extend_result(self.devices,
+                                     allocation_result(p, found[0], owner, self.sharing, share_ids(owner.uid)),
+                                     owner, p, found[0]) for owner, p in zip(owners, found[1])]
         for i, alloc in zip(todo, allocations):
             claim = s.claims[i]
             if i == s.extended:
@@ -448,28 +472,16 @@ class DynamicResources:
         current = self.lister.resource_claim(claim.namespace, claim.name)
         if current is None:
             raise DraWriteError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
-        raw = copy.deepcopy(current.raw)
-        status = raw.setdefault("status", {})
-        if allocation is not None:
-            if current.allocation is not None:
-                raise DraWriteError(f"claim {claim.key} got allocated elsewhere in the meantime")
-            fins = raw.setdefault("metadata", {}).setdefault("finalizers", [])
-            if FINALIZER not in fins:
-                fins.append(FINALIZER)
-            status["allocation"] = allocation
-        status["reservedFor"] = [*(status.get("reservedFor") or []),
-                                 {"resource": "pods", "name": pod.name, "uid": pod.uid}]
-        written_alloc = status.get("allocation")
-        if self.devices.binding and isinstance(written_alloc, dict) and not written_alloc.get("allocationTimestamp"):
-            written_alloc["allocationTimestamp"] = format_time(binding.wall_time(self.handle.now()))
-        written: ResourceClaim = self.handle.dra_writer.update_claim(raw)
+        at = format_time(binding.wall_time(self.handle.now())) if self.devices.binding else None
+        written: ResourceClaim = self.handle.dra_writer.update_claim(
+            binding.bound_claim(current, claim.key, allocation, pod, at))
         return written
 
     # -- QueueingHints -------------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             ClusterEventWithHint(ClusterEvent(Resource.ResourceClaim, ActionType.Add | ActionType.Update),
-                                 self._claim_hint),
+                                 claim_hint),
             ClusterEventWithHint(ClusterEvent(Resource.ResourceSlice, ActionType.Add | ActionType.Update)),
             ClusterEventWithHint(ClusterEvent(Resource.DeviceClass, ActionType.Add | ActionType.Update)),
             ClusterEventWithHint(ClusterEvent(Resource.Pod, ActionType.UpdatePodGeneratedResourceClaim)),
@@ -479,16 +491,3 @@ class DynamicResources:
                                                  else ActionType(0)))),
         ]
 
-    def _claim_hint(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
-        """Upstream ``isSchedulableAfterClaimChange``: only a claim of this pod matters; a
-        new claim or one that got deallocated may help, an unchanged one not."""
-        claim = new if isinstance(new, ResourceClaim) else None
-        if claim is None or claim.namespace != pod.namespace:
-            return QueueingHint.QueueSkip
-        statuses = pod_claim_statuses(pod.raw)
-        wanted = {pc.claim_name or statuses.get(pc.name, "") for pc in pod_claims(pod.raw)}
-        if claim.name not in wanted:
-            return QueueingHint.QueueSkip
-        if isinstance(old, ResourceClaim) and old.allocation is None and claim.allocation is not None:
-            return QueueingHint.QueueSkip  # allocated for some other pod: does not help this one
-        return QueueingHint.Queue

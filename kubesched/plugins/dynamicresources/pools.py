@@ -10,12 +10,14 @@ walk every slice of the cluster for every node.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from kubesched.api.dra import Device, ResourceSlice
 from kubesched.api.objects import Node
+from kubesched.api.quantity import Quantity
 
 DeviceID = tuple[str, str, str]  # (driver, pool, device)
 
@@ -28,6 +30,10 @@ class Pool:
     slices: list[ResourceSlice] = field(default_factory=list)
     incomplete: bool = False
     invalid: str = ""
+    # DRAPartitionableDevices: the pool's counter sets, and its slices not targeting the node
+    # (their allocated devices consume counters too)
+    counter_sets: dict[str, dict[str, Quantity]] = field(default_factory=dict)
+    other_slices: list[ResourceSlice] = field(default_factory=list)
 
 
 def slice_on_node(s: ResourceSlice, node: Node) -> bool:
@@ -76,12 +82,20 @@ class Candidate:
         self.id = (self.slice.driver, self.pool.name, self.device.name)
 
 
+# how a node's pools and candidates are gathered from the slices that may concern it, the
+# node, and every slice (DRAPartitionableDevices: :func:`.partitions.partitioned_view`)
+Gather = Callable[[Sequence[ResourceSlice], Node, Sequence[ResourceSlice]], tuple[list["Pool"], list["Candidate"]]]
+
+
 class SliceIndex:
     """The pools and candidate devices of each node, computed once per node for one list of
-    ResourceSlices (the plugin keeps an index while the slices do not change)."""
+    ResourceSlices (the plugin keeps an index while the slices do not change).
+    ``gather``: another way to gather them (None: upstream's GatherPools without the beta
+    features)."""
 
-    def __init__(self, slices: Sequence[ResourceSlice]) -> None:
+    def __init__(self, slices: Sequence[ResourceSlice], gather: Gather | None = None) -> None:
         self.slices = slices
+        self.gather = gather
         self._local: dict[str, list[ResourceSlice]] = {}
         self._shared: list[ResourceSlice] = []
         for s in slices:
@@ -103,7 +117,18 @@ class SliceIndex:
         got = self._nodes.get(key)
         if got is None:
             local = self._local.get(node.name, [])
-            pools = gather_pools([*local, *self._shared] if self._shared else local, node)
-            cands = [Candidate(p, s, d) for p in pools for s in p.slices for d in s.devices]
+            relevant = [*local, *self._shared] if self._shared else local
+            if self.gather is not None:
+                pools, cands = self.gather(relevant, node, self.slices)
+            else:
+                pools = gather_pools(relevant, node)
+                cands = [Candidate(p, s, d) for p in pools for s in p.slices for d in s.devices]
             got = self._nodes[key] = (pools, cands)
         return got
+
+    @cached_property
+    def advanced(self) -> bool:
+        """Some slice uses counters, per-device node selection or shareable devices."""
+        return any(s.shared_counters or s.per_device_node_selection or
+                   any(d.consumes_counters or d.allow_multiple_allocations for d in s.devices)
+                   for s in self.slices)

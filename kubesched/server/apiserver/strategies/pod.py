@@ -22,7 +22,7 @@ from kubesched.api.defaults import (
     DEFAULT_TOLERATION_SECONDS, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, apply_node_defaults,
     apply_pod_defaults,
 )
-from kubesched.api.dra import check_container_claims
+from kubesched.api.podclaims import check_container_claims
 from kubesched.api.errors import DecodeError
 from kubesched.api.objects import Node, Pod
 from kubesched.server.apiserver.strategies.base import Admission, Context, Strategy, spec_of, with_new_status
