@@ -130,6 +130,11 @@ CALLS: dict[tuple[str, str, str], str] = {
     ("resource.k8s.io", "resourceclaims", "update"): r'_put\(RESOURCE_CLAIMS\.object_path\(ns, name\),',
     ("resource.k8s.io", "resourceclaims/status", "update"):
         r'_put\(RESOURCE_CLAIMS\.object_path\(ns, name, "status"\)[\s\S]*def _put[\s\S]{0,200}request\("PUT", path',
+    # DRA extended resources (dra.py): PreBind creates the pod's claim, Unreserve deletes it
+    ("resource.k8s.io", "resourceclaims", "create"):
+        r'path = f"\{RESOURCE_CLAIMS\.prefix\}/namespaces/\{ns\}/\{RESOURCE_CLAIMS\.plural\}"[\s\S]{0,80}'
+        r'request\("POST", path',
+    ("resource.k8s.io", "resourceclaims", "delete"): r'request\("DELETE", RESOURCE_CLAIMS\.object_path\(',
 }
 # every informer lists then watches its resource (informer.py)
 INFORMER_CALLS = {"list": r'request\("GET", self\.resource\.path', "watch": r'\.watch\(self\.resource\.path'}
@@ -139,7 +144,7 @@ def test_rbac_verbs_are_exactly_the_ones_the_client_uses() -> None:
     """Every (group, resource, verb) the ClusterRole grants is a call the client makes, and
     every call the client makes is granted: the explicit calls above, and list + watch of
     each resource the LiveScheduler has an informer for."""
-    from kubesched.cluster.kube.resources import SCHEDULER_RESOURCES
+    from kubesched.cluster.kube.resources import DEVICE_TAINT_RULES, SCHEDULER_RESOURCES
 
     source = "\n".join(p.read_text() for p in sorted(KUBE.glob("*.py")))
     live_source = (REPO / "kubesched" / "live" / "scheduler.py").read_text()
@@ -147,6 +152,10 @@ def test_rbac_verbs_are_exactly_the_ones_the_client_uses() -> None:
     for res in SCHEDULER_RESOURCES:
         assert re.search(rf"inf\({_const(res)}\)", live_source), f"no informer for {res.plural}"
         needed |= {(res.group, res.plural, verb) for verb in INFORMER_CALLS}
+    # DeviceTaintRules: watched where the release's gates make them taint devices
+    assert re.search(r"inf\(r\), Resource\.ResourceSlice\) for r in rules", live_source)
+    assert re.search(r"rules = DEVICE_TAINT_RULES if", live_source)
+    needed |= {(r.group, r.plural, verb) for r in DEVICE_TAINT_RULES for verb in INFORMER_CALLS}
     granted = {(g, r, v) for (g, r), verbs in _rbac_rules().items() for v in verbs}
     assert granted == needed, (f"granted, never used: {sorted(granted - needed)}; "
                                f"used, not granted: {sorted(needed - granted)}")
