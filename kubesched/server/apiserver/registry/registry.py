@@ -29,7 +29,7 @@ from typing import Any
 from kubesched.api.defaults import generate_name
 from kubesched.api.errors import DecodeError
 from kubesched.api.policy import PriorityClass
-from kubesched.api.schema import check_object
+from kubesched.api.schemas import check_object
 from kubesched.api.validation import go_quote
 from kubesched.server.apiserver import errors as E
 from kubesched.server.apiserver.apply import track_update
