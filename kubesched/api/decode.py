@@ -41,7 +41,7 @@ from kubesched.api.policy import Namespace, PodDisruptionBudget, PriorityClass
 from kubesched.api.storage import STORAGE_KINDS, StorageObject, decode_storage
 from kubesched.api.workloads import WORKLOAD_KINDS, Workload
 from kubesched.api.podgroup import PodGroup
-from kubesched.api.schema import check_object
+from kubesched.api.schemas import check_object
 
 log = logging.getLogger(__name__)
 

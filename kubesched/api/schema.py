@@ -6,15 +6,16 @@ validation: the request fails with 400 ``Pod in version "v1" cannot be handled a
 json: cannot unmarshal number into Go struct field Toleration.spec.tolerations.value of
 type string``. kubesched works on plain dictionaries instead, so it checks the types
 first, once, against a small schema per kind: ``simulate`` (:mod:`kubesched.api.decode`)
-and the API server (``server/apiserver/registry/registry.py``) both call :func:`check_object`
+and the API server (``server/apiserver/registry/registry.py``) both call
+:func:`~kubesched.api.schemas.check_object`
 before defaulting, and the code after it may rely on the types.
 
 A schema mirrors the Go type, field by field, and is plain data. The schemas of the
 built-in kinds are derived from the declared types (:mod:`kubesched.api.types`, by
 :mod:`kubesched.api.schemas`); a custom resource's is written with the same nodes::
 
-    from kubesched.api.schema import INT32, STRING, MapOf, Struct, register
-    from kubesched.api.schemas import OBJECT_META
+    from kubesched.api.schema import INT32, STRING, MapOf, Struct
+    from kubesched.api.schemas import OBJECT_META, register
 
     WIDGET = Struct("v1.Widget", metadata=OBJECT_META, spec=Struct(
         "v1.WidgetSpec", size=INT32, labels=MapOf(STRING)))
@@ -31,7 +32,7 @@ built-in kinds are derived from the declared types (:mod:`kubesched.api.types`, 
   entry unless ``key_in_path=False``); ``Struct.extend(**fields)`` adds fields to a copy.
 
 To check a built-in kind: declare its type in :mod:`kubesched.api.types` and ``register``
-it in :mod:`kubesched.api.schemas`, so :func:`schema_for` finds it; from then on
+it in :mod:`kubesched.api.schemas`, so its ``schema_for`` finds it; from then on
 ``simulate`` and the API server check it. A decoder of its own calls ``raw =
 check_object(raw)`` (or ``check(raw, SCHEMA)``) before it reads anything, and can then
 trust the types.
@@ -57,7 +58,7 @@ from kubesched.api.quantity import ERR_FORMAT_WRONG, parse_quantity
 
 __all__ = [
     "ANY", "BOOL", "FLOAT64", "INT32", "INT64", "INT_OR_STRING", "QUANTITY", "STRING", "TIME",
-    "ListOf", "MapOf", "Node", "Str", "Struct", "check", "check_object", "json_kind", "register", "schema_for",
+    "ListOf", "MapOf", "Node", "Str", "Struct", "check", "json_kind",
 ]
 
 
@@ -382,25 +383,6 @@ QUANTITY: Node = _Quantity("resource.Quantity")
 INT_OR_STRING: Node = _IntOrString("intstr.IntOrString")
 TIME: Node = _Time("v1.Time")
 
-_REGISTRY: dict[str, Struct] = {}
-
-
-def register(kind: str, schema: Struct) -> None:
-    """Declare the schema of ``kind`` (once; a second registration is a bug). A kind whose
-    name another group also uses is registered as ``<apiVersion>/<Kind>``
-    (``events.k8s.io/v1/Event``)."""
-    if kind in _REGISTRY and _REGISTRY[kind] is not schema:
-        raise ValueError(f"a schema for {kind} is already registered")
-    _REGISTRY[kind] = schema
-
-
-def schema_for(kind: str, api_version: str = "") -> Struct | None:
-    """The registered schema of ``kind`` (of ``api_version``), if any (the built-in kinds are
-    in :mod:`kubesched.api.schemas`, registered when this package's decoders are imported)."""
-    import kubesched.api.schemas  # noqa: F401 - registers the built-in kinds (once)
-    return _REGISTRY.get(f"{api_version}/{kind}") or _REGISTRY.get(kind)
-
-
 def check(value: Any, schema: Node) -> Any:
     """Check ``value`` against ``schema`` and return it as Go would decode and encode it
     again (nulls of known fields dropped, null list items and map values the zero value;
@@ -413,11 +395,3 @@ def check(value: Any, schema: Node) -> Any:
     except _Mismatch as m:
         cls: type[DecodeError] = QuantityError if m.quantity else FieldTypeError
         raise cls(m.render(), field=m.dotted()) from None
-
-
-def check_object(raw: Mapping[str, Any], kind: str | None = None, api_version: str | None = None) -> Any:
-    """:func:`check` an object of a registered kind (``kind`` and ``api_version`` default to
-    the object's own); objects of other kinds are returned unchanged."""
-    schema = schema_for(kind if kind is not None else str(raw.get("kind") or ""),
-                        api_version if api_version is not None else str(raw.get("apiVersion") or ""))
-    return raw if schema is None else check(raw, schema)

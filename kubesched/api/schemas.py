@@ -1,7 +1,8 @@
 """The Go types of the kinds kubesched decodes, as :mod:`kubesched.api.schema` schemas,
 derived from the declared types (:mod:`kubesched.api.types`).
 
-Every declared kind is registered, and every declared field is checked with its exact JSON
+Every declared kind is registered (this module owns the registry: :func:`register`,
+:func:`schema_for`, :func:`check_object`), and every declared field is checked with its exact JSON
 type and named in errors with its Go type (``v1.TaintEffect``, ``v1.ResourceList``,
 ``types.UID``), as Go's decoder does; a struct referred to but not declared is only checked
 to be an object. scheduler-plugins'
@@ -10,14 +11,17 @@ to be an object. scheduler-plugins'
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from kubesched.api.schema import (
     ANY, BOOL, FLOAT64, INT32, INT64, INT_OR_STRING, QUANTITY, STRING, TIME, ListOf, MapOf, Node, Str, Struct,
-    register,
+    check,
 )
 from kubesched.api.types import GROUPS, TYPES
 from kubesched.api.types.grammar import go_name
 
-__all__ = ["NODE", "OBJECT_META", "POD", "POD_GROUP", "RESOURCE_LIST", "struct"]
+__all__ = ["NODE", "OBJECT_META", "POD", "POD_GROUP", "RESOURCE_LIST", "check_object", "register", "schema_for", "struct"]
 
 # metav1.MicroTime unmarshals as metav1.Time does (a string first); bytes are base64 strings
 _SCALARS: dict[str, Node] = {"s": STRING, "b": BOOL, "i32": INT32, "i64": INT64, "f64": FLOAT64, "q": QUANTITY,
@@ -64,6 +68,32 @@ POD_GROUP = Struct(
     status=Struct("v1alpha1.PodGroupStatus", phase=Str("v1alpha1.PodGroupPhase"), occupiedBy=STRING,
                   running=INT32, succeeded=INT32, failed=INT32, scheduleStartTime=TIME))
 
+
+
+_REGISTRY: dict[str, Struct] = {}
+
+
+def register(kind: str, schema: Struct) -> None:
+    """Declare the schema of ``kind`` (once; a second registration is a bug). A kind whose
+    name another group also uses is registered as ``<apiVersion>/<Kind>``
+    (``events.k8s.io/v1/Event``)."""
+    if kind in _REGISTRY and _REGISTRY[kind] is not schema:
+        raise ValueError(f"a schema for {kind} is already registered")
+    _REGISTRY[kind] = schema
+
+
+def schema_for(kind: str, api_version: str = "") -> Struct | None:
+    """The registered schema of ``kind`` (of ``api_version``), if any (the built-in kinds are
+    registered when this module is imported)."""
+    return _REGISTRY.get(f"{api_version}/{kind}") or _REGISTRY.get(kind)
+
+
+def check_object(raw: Mapping[str, Any], kind: str | None = None, api_version: str | None = None) -> Any:
+    """:func:`~kubesched.api.schema.check` an object of a registered kind (``kind`` and
+    ``api_version`` default to the object's own); objects of other kinds are returned unchanged."""
+    schema = schema_for(kind if kind is not None else str(raw.get("kind") or ""),
+                        api_version if api_version is not None else str(raw.get("apiVersion") or ""))
+    return raw if schema is None else check(raw, schema)
 
 
 def _kinds() -> dict[str, Struct]:

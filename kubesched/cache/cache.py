@@ -16,6 +16,7 @@ upstream's default); ``cleanup_expired`` drops assumed pods whose binding never 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kubesched.api.objects import Node, Pod
@@ -239,3 +240,16 @@ class Cache:
             self._nodes_changed = False
         elif affinity_changed:
             snap._update_affinity_lists(affinity_changed)
+
+
+def snapshot_of(pods: Iterable[Pod], nodes: Iterable[Node]) -> Snapshot:
+    """A snapshot of these nodes with these (bound) pods: for tests and one-off use."""
+    cache = Cache()
+    for n in nodes:
+        cache.add_node(n)
+    for p in pods:
+        if p.node_name:
+            cache.add_pod(p)
+    snap = Snapshot()
+    cache.update_snapshot(snap)
+    return snap

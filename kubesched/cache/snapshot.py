@@ -8,9 +8,7 @@ removing a node rebuilds the (zone-interleaved) list.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
 
-from kubesched.api.objects import Node, Pod
 from kubesched.framework.nodetable import NodeTable
 from kubesched.framework.types import NodeInfo
 
@@ -24,21 +22,6 @@ class Snapshot:
         self.have_pods_with_required_anti_affinity: list[NodeInfo] = []
         self.generation = 0
         self._table: NodeTable | None = None
-
-    @classmethod
-    def from_objects(cls, pods: Iterable[Pod], nodes: Iterable[Node]) -> "Snapshot":
-        """A snapshot of these nodes with these (bound) pods: for tests and one-off use."""
-        from kubesched.cache.cache import Cache
-
-        cache = Cache()
-        for n in nodes:
-            cache.add_node(n)
-        for p in pods:
-            if p.node_name:
-                cache.add_pod(p)
-        snap = cls()
-        cache.update_snapshot(snap)
-        return snap
 
     def get(self, name: str) -> NodeInfo | None:
         return self.node_map.get(name)

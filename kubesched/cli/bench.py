@@ -155,7 +155,7 @@ def _release(args: argparse.Namespace) -> dict[str, Any]:
 
 # -- the suite: one child process per case ------------------------------------------------
 def _child(spec: "BenchSpec", out: Any) -> None:
-    from kubesched.sim.bench import run_bench
+    from kubesched.sim.scenario import run_bench
 
     last = [0.0]
 
@@ -260,7 +260,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_one(args: argparse.Namespace, case: Case, show: bool) -> int:
     spec = _spec(args, case)
-    from kubesched.sim.bench import run_bench
+    from kubesched.sim.scenario import run_bench
 
     with _progress(show) as report:
         result = run_bench(spec, lambda phase, done, total: report(phase, phase, done, total)).to_json()

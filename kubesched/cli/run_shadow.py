@@ -35,7 +35,7 @@ def run(args: argparse.Namespace, allow: "PathMatcher") -> int:
     from kubesched.cluster.kube import KubeClient
     from kubesched.config import load_config
     from kubesched.live import LiveOptions
-    from kubesched.cli.run import _start_endpoints
+    from kubesched.cli.run_endpoints import start_endpoints
     from kubesched.live.endpoints import EndpointHooks, EndpointServer
     from kubesched.live.shadow import ShadowScheduler
     from kubesched.plugins.registry import in_tree_registry
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace, allow: "PathMatcher") -> int:
                                   readyz=[("ping", lambda: None), ("sched-handler-sync", synced)],
                                   registry=shadow.live.metrics.registry, explain=shadow.live.explain,
                                   explain_text=text, extra_routes=[Route("/debug/shadow", debug_shadow)])
-            endpoints = _start_endpoints(args, hooks, client, allow)  # as run's: delegated auth, TLS
+            endpoints = start_endpoints(args, hooks, client, allow)  # as run's: delegated auth, TLS
         _run_until_signal(shadow)
     finally:
         if endpoints is not None:

@@ -20,13 +20,13 @@ from kubesched.api.errors import KubeschedError, QuantityError
 from kubesched.api.kubeversion import NEWEST
 from kubesched.api.quantity import parse_quantity
 from kubesched.cli import serve_cluster, versionargs
+from kubesched.cli.serve_scheduler import build_scheduler, load_scheduler_config
 from kubesched.server.apiserver.http.inflight import DEFAULT_MAX_MUTATING, DEFAULT_MAX_READONLY, DEFAULT_MAX_WATCHES
 
 if TYPE_CHECKING:
-    from kubesched.config import SchedulerConfig
     from kubesched.server.apiserver.server import ApiServer
     from kubesched.framework.features import Features
-    from kubesched.live import LiveOptions, SchedulerComponent
+    from kubesched.live import LiveOptions
     from kubesched.ui import ServeUi
 
 log = logging.getLogger(__name__)
@@ -312,9 +312,6 @@ def _raise_open_files() -> int:
     return int(soft)
 
 
-SERVE_QPS, SERVE_BURST = 5000.0, 5000
-
-
 def _web_ui(args: argparse.Namespace) -> "ServeUi":
     from kubesched.ui import ServeUi
 
@@ -325,40 +322,6 @@ def _web_ui(args: argparse.Namespace) -> "ServeUi":
         except OSError:
             text = ""  # load_config has read it already; it reports unreadable files itself
     return ServeUi(text)
-
-
-def load_scheduler_config(path: str | None) -> "SchedulerConfig":
-    from kubesched.config import load_config
-    from kubesched.plugins.registry import in_tree_registry
-
-    return load_config(path, in_tree_registry())
-
-
-def build_scheduler(config_path: str | None, config: "SchedulerConfig", kubeconfig: Path,
-                    options: "LiveOptions | None" = None) -> "SchedulerComponent":
-    """The scheduler inside: a LiveScheduler that talks to this server over HTTP through
-    the kubeconfig it wrote, with the same client code as against a real cluster."""
-    from kubesched.cli.render import document_text
-    from kubesched.cluster.kube import KubeClient
-    from kubesched.live import LiveOptions, LiveScheduler, SchedulerComponent
-
-    cc = config.client_connection
-    # Without a --config, the scheduler inside is throttled as upstream's scheduler_perf
-    # throttles the scheduler it runs beside its own API server (5,000 qps and burst), not
-    # at kube-scheduler's 50 qps default, which would cap binds at ~50 pods/s. A config
-    # file's clientConnection is used as written.
-    qps, burst = (cc.qps, cc.burst) if config_path else (SERVE_QPS, SERVE_BURST)
-    client = KubeClient.connect(str(kubeconfig), qps=qps, burst=burst)
-    try:
-        live = LiveScheduler(config, client, options or LiveOptions())
-    except KubeschedError as exc:  # a profile that cannot be built: name the file it came from
-        raise KubeschedError(f"{config_path}: {exc}" if config_path else str(exc)) from exc
-
-    def ready(s: LiveScheduler) -> None:
-        print(f"kubesched scheduler running (profiles: {', '.join(s.profiles)}; "
-              f"{len(s.nodes)} nodes, {len(s.pods)} pods)", flush=True)
-
-    return SchedulerComponent(live, on_ready=ready, explain_text=document_text)
 
 
 def _live_options(args: argparse.Namespace, fts: "Features") -> "LiveOptions":

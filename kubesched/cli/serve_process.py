@@ -107,7 +107,7 @@ def _watch_parent(stop: threading.Event) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     from kubesched.cli import tiebreak, versionargs
-    from kubesched.cli.serve import build_scheduler, load_scheduler_config
+    from kubesched.cli.serve_scheduler import build_scheduler, load_scheduler_config
     from kubesched.live import LiveOptions
 
     p = argparse.ArgumentParser(prog="kubesched-serve-scheduler", description=__doc__.split("\n\n")[0])

@@ -21,7 +21,7 @@ from kubesched.api.objects import Node, Pod
 from kubesched.api.resources import CPU, MEMORY, PODS
 from kubesched.api.workloads import controller_of
 from kubesched.explanation.blockers import Blockers
-from kubesched.explanation.fixes import Candidate, Fix, land, landed
+from kubesched.explanation.fixbase import Candidate, Fix, land, landed
 from kubesched.explanation.whatif import WhatIf, bound, unbound
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins import names

@@ -17,7 +17,7 @@ from kubesched.api.objects import Pod
 from kubesched.api.resources import PODS, to_resource
 from kubesched.explanation.blockers import Blockers
 from kubesched.explanation.evidence import fmt_amount
-from kubesched.explanation.fixes import Candidate, Fix, land, landed, pod_command, spec_path
+from kubesched.explanation.fixbase import Candidate, Fix, land, landed, pod_command, spec_path
 from kubesched.explanation.whatif import Patch, WhatIf, patched_pod
 from kubesched.plugins import names
 

@@ -52,8 +52,9 @@ from kubesched.plugins.registry import in_tree_registry
 from kubesched.scheduler.results import ScheduleResult
 from kubesched.scheduler.scheduler import Scheduler
 from kubesched.sim.driver import MAX_ATTEMPTS_PER_POD, PodOutcome, Simulation
+from kubesched.sim.fastinit import FastInit
 from kubesched.sim.workloads import (
-    MIXED, NODE_TEMPLATES, OBJECT_TEMPLATES, POD_TEMPLATES, PV_TEMPLATES, WORKLOADS, CreateAny, CreateNodes, CreatePods,
+    NODE_TEMPLATES, OBJECT_TEMPLATES, POD_TEMPLATES, PV_TEMPLATES, WORKLOADS, CreateAny, CreateNodes, CreatePods,
     Workload,
 )
 
@@ -391,8 +392,6 @@ class Bench:
             seq += n
             phase = "measure" if op.collect_metrics else "init"
             if self.spec.fast_init and not op.collect_metrics:
-                from kubesched.sim.fastinit import FastInit
-
                 self._fast = self._fast or FastInit(self.sim)
                 direct = max(0, n - FAST_INIT_THROUGH_LOOP)
                 self._bound += self._fast.place(pods[:direct])
@@ -431,11 +430,3 @@ class Bench:
             max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
             percentage_of_nodes_to_score=self.spec.percentage_of_nodes_to_score,
             nodes=self.spec.nodes, pods=self.spec.pods, scheduled=scheduled)
-
-
-def run_bench(spec: BenchSpec, progress: Progress | None = None) -> BenchResult:
-    if spec.scenario or spec.workload == MIXED:
-        from kubesched.sim.scenario import run_scenario
-
-        return run_scenario(spec, progress)
-    return Bench(spec).run(progress)

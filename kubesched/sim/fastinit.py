@@ -37,7 +37,6 @@ from kubesched.api.objects import Pod
 from kubesched.cluster.inprocess import RUNNING_START
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins.tainttoleration import find_untolerated_taint
-from kubesched.sim.bench import copy_pod
 from kubesched.sim.driver import Simulation
 
 
@@ -115,4 +114,4 @@ def _bound(pod: Pod, node_name: str) -> Pod:
     """``pod`` as the cluster stores it once bound to ``node_name`` (InProcessCluster.bind)."""
     raw = {**pod.raw, "spec": {**pod.raw["spec"], "nodeName": node_name},
            "status": {**pod.raw.get("status", {}), "startTime": RUNNING_START}}
-    return copy_pod(pod, raw=raw, node_name=node_name, start_time=RUNNING_START)
+    return pod.evolve(raw=raw, node_name=node_name, start_time=RUNNING_START)

@@ -32,6 +32,7 @@ from kubesched.plugins.registry import in_tree_registry
 from kubesched.sim.bench import Bench, BenchResult, BenchSpec, Progress, _AlgorithmTimer, settle
 from kubesched.sim.driver import TERMINAL_PHASES, Simulation
 from kubesched.sim.mixed import PHASE_ANNOTATION, mixed_objects
+from kubesched.sim.workloads import MIXED
 
 INIT = "init"
 
@@ -106,3 +107,10 @@ def run_scenario(spec: BenchSpec, progress: Progress | None = None) -> BenchResu
     finally:
         os.unlink(path)
     return bench.run(progress)
+
+
+def run_bench(spec: BenchSpec, progress: Progress | None = None) -> BenchResult:
+    """Run the benchmark ``spec`` describes: a scenario or the mixed workload, else a generated one."""
+    if spec.scenario or spec.workload == MIXED:
+        return run_scenario(spec, progress)
+    return Bench(spec).run(progress)

@@ -10,6 +10,7 @@ from typing import Any
 from kubesched.api.objects import Pod
 from kubesched.api.policy import Namespace, PodDisruptionBudget, PriorityClass
 from kubesched.api.workloads import WorkloadIndex
+from kubesched.cache.cache import snapshot_of
 from kubesched.cache.snapshot import Snapshot
 from kubesched.framework.dra import NoDra
 
@@ -87,5 +88,5 @@ class FakeHandle:
 
 
 def handle_for(pods: Iterable[Pod], nodes: Iterable[Any], namespaces: Iterable[Namespace] = ()) -> FakeHandle:
-    snap = Snapshot.from_objects(list(pods), list(nodes))
+    snap = snapshot_of(list(pods), list(nodes))
     return FakeHandle(snap, StaticObjects({n.name: n for n in namespaces}))

@@ -13,7 +13,8 @@ from typing import Any
 import yaml
 from hypothesis import strategies as st
 
-from kubesched.api.schema import BOOL, INT32, INT64, INT_OR_STRING, QUANTITY, ListOf, MapOf, Node, Struct, schema_for
+from kubesched.api.schema import BOOL, INT32, INT64, INT_OR_STRING, QUANTITY, ListOf, MapOf, Node, Struct
+from kubesched.api.schemas import schema_for
 
 
 def base_objects() -> list[dict[str, Any]]:

@@ -19,7 +19,8 @@ import pytest
 
 from kubesched.api.errors import FieldTypeError, QuantityError
 from kubesched.api.quantity import ERR_FORMAT_WRONG, parse_quantity
-from kubesched.api.schema import INT32, STRING, ListOf, MapOf, Struct, check, check_object, register, schema_for
+from kubesched.api.schema import INT32, STRING, ListOf, MapOf, Struct, check
+from kubesched.api.schemas import check_object, register, schema_for
 
 _M = "json: cannot unmarshal"
 _AFF = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"

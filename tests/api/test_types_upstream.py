@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from kubesched.api.errors import DecodeError
-from kubesched.api.schema import check_object
+from kubesched.api.schemas import check_object
 from kubesched.api.types import TYPES, ref
 
 # (group, message, json name) -> protobuf number; the file is <group>/v1/generated.proto

@@ -6,7 +6,7 @@
 - Add then Remove of bound pods, and Assume -> Add (binding confirmed) -> Remove, likewise.
 - After any sequence of pod and node operations, the incrementally updated snapshot (taken
   at arbitrary points, so only changed NodeInfos and table rows are rewritten) equals a
-  snapshot built from scratch by ``Snapshot.from_objects`` for requested resources, pod
+  snapshot built from scratch by ``snapshot_of`` for requested resources, pod
   lists, affinity lists, node order and the NodeTable columns.
 
 Host ports are unique per pod: the NodePorts filter never lets two pods share a port on a
@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubesched.api.objects import Node, Pod
-from kubesched.cache.cache import Cache
+from kubesched.cache.cache import Cache, snapshot_of
 from kubesched.cache.snapshot import Snapshot
 from kubesched.framework.types import NodeInfo
 from kubesched.testing.wrappers import make_node, make_pod
@@ -275,7 +275,7 @@ def test_incremental_snapshot_equals_snapshot_from_scratch(seq: list[tuple[Any, 
     for op in seq:
         m.apply(op)
     m.cache.update_snapshot(m.snap)
-    fresh = Snapshot.from_objects(list(m.pods.values()), [node(i) for i in m.nodes])
+    fresh = snapshot_of(list(m.pods.values()), [node(i) for i in m.nodes])
     _compare(m.snap, fresh)
 
 
@@ -294,7 +294,7 @@ def test_incremental_snapshot_with_node_removals(seq: list[tuple[Any, ...]]) -> 
     assert sorted(ni.name for ni in m.snap.node_infos) == sorted(NODES[i][0] for i in m.nodes)
     by_name = {NODES[i][0]: i for i in m.nodes}
     order = [by_name[name] for name in m.cache.tree.list()]
-    fresh = Snapshot.from_objects(list(m.pods.values()), [node(i) for i in order])
+    fresh = snapshot_of(list(m.pods.values()), [node(i) for i in order])
     _compare(m.snap, fresh)
 
 
@@ -304,7 +304,7 @@ def test_snapshot_requested_is_the_sum_of_pod_requests() -> None:
     non-zero); n1 holds p2 (250m, 64Mi)."""
     specs = [PodSpec(1500, 512, 1, ""), PodSpec(0, 0, 0, "anti"), PodSpec(250, 64, 0, "preferred")]
     pods = [pod(0, specs[0], "n0"), pod(1, specs[1], "n0"), pod(2, specs[2], "n1")]
-    snap = Snapshot.from_objects(pods, [node(0), node(1)])
+    snap = snapshot_of(pods, [node(0), node(1)])
     n0, n1 = snap.get("n0"), snap.get("n1")
     assert n0 is not None and n1 is not None
     assert nonzero(n0.requested) == {"cpu": 1500, "memory": 512 * 2**20, GPU: 1}

@@ -13,7 +13,8 @@ import yaml
 
 from kubesched.api.decode import load_manifests
 from kubesched.config import load_config
-from kubesched.explanation.fixes import Fix, FixReport, find_fixes
+from kubesched.explanation.fixbase import Fix
+from kubesched.explanation.fixes import FixReport, find_fixes
 from kubesched.plugins.registry import in_tree_registry
 from kubesched.scheduler.whatif import SchedulerWhatIf
 from kubesched.server.apiserver.registry.patch import json_patch

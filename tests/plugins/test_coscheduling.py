@@ -18,7 +18,7 @@ import pytest
 
 from kubesched.api.objects import Node, Pod
 from kubesched.api.podgroup import POD_GROUP_LABEL, PodGroup
-from kubesched.cache.snapshot import Snapshot
+from kubesched.cache.cache import snapshot_of
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.errors import ProfileError
 from kubesched.framework.interface import QueuedPodInfo
@@ -76,7 +76,7 @@ def node(name: str, cpu: str) -> Node:
 
 def handle(pods: list[Pod] = (), groups: list[PodGroup] = (), nodes: list[Node] = ()) -> FakeHandle:  # type: ignore[assignment]
     objs = StaticObjects(pod_groups={g.key: g for g in groups}, pod_list=list(pods))
-    return FakeHandle(Snapshot.from_objects(list(pods), list(nodes)), objs, clock=NOW)
+    return FakeHandle(snapshot_of(list(pods), list(nodes)), objs, clock=NOW)
 
 
 def plugin(h: FakeHandle, **args: Any) -> Coscheduling:
@@ -309,7 +309,7 @@ def test_core_permit(p: Pod, existing: list[Pod], want: PermitResult) -> None:
         "Cluster resource enough as p1's resource needs to be excluded from minResources"])
 def test_check_cluster_resource(existing: list[Pod], ok: bool, gap: str | None) -> None:
     """TestCheckClusterResource: two nodes of 3 cpu, minResources cpu 4 for ns/pg1."""
-    snap = Snapshot.from_objects(existing, [node("node-a", "3"), node("node-b", "3")])
+    snap = snapshot_of(existing, [node("node-a", "3"), node("node-b", "3")])
     got = check_cluster_resource(snap.node_infos, {"cpu": GoQuantity(4, 0, "DecimalSI")}, "ns/pg1")
     assert (got is None) is ok
     assert got == gap

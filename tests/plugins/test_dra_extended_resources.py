@@ -22,7 +22,7 @@ import pytest
 
 from kubesched.api.dra import FINALIZER, parse_dra_object
 from kubesched.api.objects import Node, Pod
-from kubesched.cache.snapshot import Snapshot
+from kubesched.cache.cache import snapshot_of
 from kubesched.cluster.dra import InProcessDra
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.dra_extended import DeviceClassResolver
@@ -85,7 +85,7 @@ def dra_with(*objects: dict[str, Any]) -> InProcessDra:
 
 
 def handle(nodes: list[Node], dra: InProcessDra, features: Features = ON) -> FakeHandle:
-    return FakeHandle(Snapshot.from_objects([], nodes), dra=dra, features=features)
+    return FakeHandle(snapshot_of([], nodes), dra=dra, features=features)
 
 
 def extended_claim(name: str, request: str, klass: str, node: str = "worker",

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kubesched.cache.snapshot import Snapshot
+from kubesched.cache.cache import snapshot_of
 from kubesched.cluster.storage import InProcessStorage
 from kubesched.plugins.nodevolumelimits import CSILimits
 from kubesched.plugins.volumebinding import VolumeBinding
@@ -63,7 +63,7 @@ def clusters(draw: Any) -> tuple[Any, list[Any], list[Any], list[Any]]:
 
 
 def _handle(existing: list[Any], nodes: list[Any], objects: list[Any]) -> FakeHandle:
-    h = FakeHandle(Snapshot.from_objects(existing, nodes))
+    h = FakeHandle(snapshot_of(existing, nodes))
     store = InProcessStorage(lambda n: None)
     store.load(objects)
     h.storage = h.storage_writer = store
@@ -83,6 +83,6 @@ def test_volume_plugins_batch_and_per_node_agree(cluster: tuple[Any, list[Any], 
         # the same plugin instance again (its columns cached), after the snapshot changed
         if existing:
             moved = existing[1:]
-            handle.snapshot = Snapshot.from_objects(moved, nodes)
+            handle.snapshot = snapshot_of(moved, nodes)
             assert filter_all(pl, pod, handle) == filter_all(pl, pod, handle, batch=True), cls.__name__
-            handle.snapshot = Snapshot.from_objects(existing, nodes)
+            handle.snapshot = snapshot_of(existing, nodes)

@@ -105,7 +105,7 @@ def replica_pod(path: str, n: int, raw: dict[str, Any]) -> dict[str, Any]:
     """One replica of a workload (or a PodTemplate's pod), as its controller would create it
     (:mod:`kubesched.sim.expand`); read strictly and admitted as ``simulate`` reads it."""
     from kubesched.api.decode import Doc
-    from kubesched.api.schema import check_object
+    from kubesched.api.schemas import check_object
     from kubesched.sim.expand import replica_of
     from kubesched.sim.loading import admit, field_problems
 

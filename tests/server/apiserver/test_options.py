@@ -9,7 +9,7 @@ from starlette.datastructures import QueryParams
 
 from kubesched.server.apiserver.registry import options
 from kubesched.server.apiserver.errors import ApiError
-from kubesched.server.apiserver.http.handlers import Target
+from kubesched.server.apiserver.http.target import Target
 from kubesched.server.apiserver.registry.resources import TABLE
 
 ALL = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")

@@ -21,7 +21,6 @@ import json
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from starlette.concurrency import run_in_threadpool
@@ -44,6 +43,8 @@ from kubesched.server.apiserver.authz.requestinfo import query_of, request_info
 from kubesched.server.apiserver.decoding import decode_body
 from kubesched.server.apiserver.http.bodies import read_body
 from kubesched.server.apiserver.http.fastrequest import url_path
+from kubesched.server.apiserver.http.target import Target, _flag, _int, wants_table
+from kubesched.server.apiserver.http.watch import watch_response
 from kubesched.server.apiserver.registry.patch import APPLY
 from kubesched.server.apiserver.registry.resources import Resource
 from kubesched.server.apiserver.printers.tables import to_table
@@ -58,14 +59,6 @@ log = logging.getLogger(__name__)
 TABLE_MEDIA = "application/json;as=Table;v=v1;g=meta.k8s.io"
 LOOP_WRITE_BODY = 64 * 1024  # bodies up to this size are written on the event loop
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    resource: Resource
-    namespace: str | None
-    name: str | None
-    subresource: str
 
 
 def json_response(obj: Any, code: int = 200, media_type: str = "application/json") -> Response:
@@ -135,20 +128,6 @@ def field_manager(request: Request) -> str | None:
         request.headers.get("user-agent", "").split("/")[0][:MAX_MANAGER_LENGTH]
     check_patch_options(False, manager, False)
     return manager or None
-
-
-def _flag(value: str | None) -> bool:
-    return (value or "").lower() in ("true", "1")
-
-
-def _int(q: Any, key: str) -> int | None:
-    v = q.get(key)
-    if v in (None, ""):
-        return None
-    try:
-        return int(v)
-    except ValueError:
-        raise E.bad_request(f"invalid {key}: {v!r}") from None
 
 
 def _exact_rv(q: Any) -> int | None:
@@ -276,8 +255,6 @@ async def _read(request: Request, state: "ApiServerState", t: Target, watch: boo
     if name is None:
         opts.check_list_options(q, watch)
     if watch:
-        from kubesched.server.apiserver.http.watch import watch_response
-
         return await watch_response(request, state, t)
     if name is None:
         await opts.wait_fresh(reg.store, opts.requested_rv(q.get("resourceVersion")))
@@ -312,11 +289,6 @@ async def _decode(raw: bytes, request: Request) -> Any:
     if len(raw) < 64 * 1024:
         return decode_body(raw, ct)
     return await run_in_threadpool(decode_body, raw, ct)
-
-
-def wants_table(request: Request) -> bool:
-    accept = request.headers.get("accept", "")
-    return "as=Table" in accept.replace(" ", "")
 
 
 def _maybe_table(request: Request, state: "ApiServerState", res: Resource, items: Sequence[Mapping[str, Any]],

@@ -40,7 +40,7 @@ from starlette.types import Receive, Scope, Send
 
 from kubesched.server.apiserver import errors as E
 from kubesched.server.apiserver.authz.requestinfo import query_of
-from kubesched.server.apiserver.http.handlers import Target, _flag, _int, wants_table
+from kubesched.server.apiserver.http.target import Target, _flag, _int, wants_table
 from kubesched.server.apiserver.http.httpproto import ABORT_IF_STALLED
 from kubesched.server.apiserver.http.negotiate import accepts_json, not_acceptable
 from kubesched.server.apiserver.protobuf.decode import MEDIA_TYPE

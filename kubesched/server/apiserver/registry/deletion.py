@@ -27,6 +27,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from kubesched.server.apiserver import errors as E
+from kubesched.server.apiserver.registry.dryrun import DryRun
 from kubesched.server.apiserver.registry.resources import Resource
 from kubesched.server.apiserver.strategies.base import parse_rfc3339, rfc3339
 from kubesched.server.store import StoreError, Txn
@@ -119,8 +120,6 @@ def delete_in_txn(reg: "Registry", tx: Txn, res: Resource, ns: str, name: str,
 
 def delete_one(reg: "Registry", res: Resource, ns: str, name: str,
                options: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-    from kubesched.server.apiserver.registry.registry import DryRun
-
     if res.storage == "core/namespaces":
         return _delete_namespace(reg, res, name, options)
     try:

@@ -31,7 +31,7 @@ from kubesched.server.apiserver import errors as E
 from kubesched.server.store import Store
 
 if TYPE_CHECKING:
-    from kubesched.server.apiserver.http.handlers import Target
+    from kubesched.server.apiserver.http.target import Target
 
 FRESHNESS_WAIT = 3.0  # seconds: the watch cache's blockTimeout
 _VERB_OF = {"GET": "get", "HEAD": "get", "POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}

@@ -29,7 +29,7 @@ from typing import Any
 from kubesched.api.defaults import generate_name
 from kubesched.api.errors import DecodeError
 from kubesched.api.policy import PriorityClass
-from kubesched.api.schema import check_object
+from kubesched.api.schemas import check_object
 from kubesched.api.validation import go_quote
 from kubesched.server.apiserver import errors as E
 from kubesched.server.apiserver.apply import track_update
@@ -39,6 +39,8 @@ from kubesched.server.apiserver.strategies.config import ConfigMapStrategy, Secr
 from kubesched.server.apiserver.strategies.daemonset import CronJobStrategy, DaemonSetStrategy
 from kubesched.server.apiserver.strategies.dra import DRA_STRATEGIES
 from kubesched.server.apiserver.strategies.pod import NodeStrategy, PodStrategy
+from kubesched.server.apiserver.registry.deletion import delete_one, write_update
+from kubesched.server.apiserver.registry.dryrun import DryRun
 from kubesched.server.apiserver.registry.resources import TABLE, Resource, ResourceTable
 from kubesched.server.apiserver.strategies.scheduling import (
     PodDisruptionBudgetStrategy, PodGroupStrategy, PriorityClassStrategy,
@@ -87,14 +89,6 @@ STRATEGIES: dict[tuple[str, str], Strategy] = {
 _DEFAULT = Strategy()
 _DEFAULT_STATUS = StatusStrategy()
 _MAX_GENERATE_ATTEMPTS = 8
-
-
-class DryRun(Exception):
-    """Raised inside a transaction to roll a dry-run write back, carrying its result."""
-
-    def __init__(self, obj: dict[str, Any]) -> None:
-        super().__init__("dry run")
-        self.obj = obj
 
 
 class Registry:
@@ -386,8 +380,6 @@ class Registry:
              managed: Callable[[], Any] | None = None) -> dict[str, Any]:
         """Read, change, prepare, validate and write one object under the write lock; its managedFields
         come from ``managed`` (an apply) or from tracking an Update by ``field_manager``."""
-        from kubesched.server.apiserver.registry.deletion import write_update
-
         strategy = self.strategy(res)
         ctx = self.context()
 
@@ -441,8 +433,6 @@ class Registry:
     def delete(self, res: Resource | str, namespace: str | None, name: str,
                options: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], bool]:
         """Delete (gracefully where upstream does); return (object, removed now)."""
-        from kubesched.server.apiserver.registry.deletion import delete_one
-
         return delete_one(self, self.resource(res), self._ns(self.resource(res), namespace), name,
                           dict(options or {}))
 
