@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.api.drafields import _list, _map, _str
 from kubesched.api.errors import DecodeError
 
 NO_SCHEDULE, NO_EXECUTE, NONE = "NoSchedule", "NoExecute", "None"
@@ -43,38 +44,18 @@ class DeviceToleration:
     effect: str
 
 
-def _map(obj: Any, path: str) -> Mapping[str, Any]:
-    if obj is None:
-        return {}
-    if not isinstance(obj, Mapping):
-        raise DecodeError("must be an object", field=path)
-    return obj
-
-
-def _list(obj: Any, path: str) -> list[Any]:
-    if obj is None:
-        return []
-    if not isinstance(obj, list):
-        raise DecodeError("must be a list", field=path)
-    return obj
-
-
-def _opt_str(obj: Any, path: str) -> str:
-    if obj is None:
-        return ""
-    if not isinstance(obj, str):
-        raise DecodeError(f"must be a string, got {obj!r}", field=path)
-    return obj
+def _str_opt(obj: Any, path: str) -> str:
+    return _str(obj, path, required=False)
 
 
 def parse_taint(obj: Any, path: str) -> DeviceTaint:
     m = _map(obj, path)
-    key, effect = _opt_str(m.get("key"), f"{path}.key"), _opt_str(m.get("effect"), f"{path}.effect")
+    key, effect = _str_opt(m.get("key"), f"{path}.key"), _str_opt(m.get("effect"), f"{path}.effect")
     if not key:
         raise DecodeError("Required value", field=f"{path}.key")
     if not effect:
         raise DecodeError("Required value", field=f"{path}.effect")
-    return DeviceTaint(key, _opt_str(m.get("value"), f"{path}.value"), effect)
+    return DeviceTaint(key, _str_opt(m.get("value"), f"{path}.value"), effect)
 
 
 def parse_taints(obj: Any, path: str) -> tuple[DeviceTaint, ...]:
@@ -88,8 +69,8 @@ def parse_tolerations(obj: Any, path: str) -> tuple[DeviceToleration, ...]:
     for i, t in enumerate(_list(obj, path)):
         p = f"{path}[{i}]"
         m = _map(t, p)
-        key, value = _opt_str(m.get("key"), f"{p}.key"), _opt_str(m.get("value"), f"{p}.value")
-        op = _opt_str(m.get("operator"), f"{p}.operator") or OP_EQUAL
+        key, value = _str_opt(m.get("key"), f"{p}.key"), _str_opt(m.get("value"), f"{p}.value")
+        op = _str_opt(m.get("operator"), f"{p}.operator") or OP_EQUAL
         if op not in (OP_EQUAL, OP_EXISTS):
             raise DecodeError(f'Unsupported value: "{op}": supported values: "Equal", "Exists"', field=f"{p}.operator")
         if not key and op != OP_EXISTS:
@@ -98,7 +79,7 @@ def parse_tolerations(obj: Any, path: str) -> tuple[DeviceToleration, ...]:
         if op == OP_EXISTS and value:
             raise DecodeError(f'Invalid value: "{value}": value must be empty when `operator` is \'Exists\'',
                               field=f"{p}.value")
-        out.append(DeviceToleration(key, op, value, _opt_str(m.get("effect"), f"{p}.effect")))
+        out.append(DeviceToleration(key, op, value, _str_opt(m.get("effect"), f"{p}.effect")))
     return tuple(out)
 
 
@@ -139,7 +120,7 @@ class DeviceTaintRule:
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> "DeviceTaintRule":
         meta = _map(raw.get("metadata"), "metadata")
-        name = _opt_str(meta.get("name"), "metadata.name")
+        name = _str_opt(meta.get("name"), "metadata.name")
         if not name:
             raise DecodeError("Required value", field="metadata.name")
         spec = _map(raw.get("spec"), "spec")
@@ -150,13 +131,13 @@ class DeviceTaintRule:
 
         def opt(k: str) -> str | None:
             v = sel.get(k)
-            return None if v is None else _opt_str(v, f"spec.deviceSelector.{k}")
+            return None if v is None else _str_opt(v, f"spec.deviceSelector.{k}")
 
         exprs = []
         for i, s in enumerate(_list(sel.get("selectors"), "spec.deviceSelector.selectors")):
             p = f"spec.deviceSelector.selectors[{i}]"
             cel = _map(_map(s, p).get("cel"), f"{p}.cel")
-            expr = _opt_str(cel.get("expression"), f"{p}.cel.expression")
+            expr = _str_opt(cel.get("expression"), f"{p}.cel.expression")
             if not expr:
                 raise DecodeError("Required value", field=f"{p}.cel.expression")
             exprs.append(expr)

@@ -25,7 +25,7 @@ from typing import Any
 
 from kubesched.api.dra import Device, ResourceSlice
 from kubesched.api.objects import Node
-from kubesched.plugins.dynamicresources.pools import Candidate, DeviceID, Pool
+from kubesched.plugins.dynamicresources.pools import Candidate, DeviceID, Pool, newest_generations
 
 Counters = dict[str, dict[str, Fraction]]  # counter set -> counter -> amount
 
@@ -53,16 +53,7 @@ def _relevant(s: ResourceSlice, node: Node) -> bool:
 
 def gather_partitioned(slices: Sequence[ResourceSlice], node: Node, everything: Sequence[ResourceSlice]) -> list[Pool]:
     """Upstream ``GatherPools`` with DRAPartitionableDevices: the pools usable on ``node``."""
-    pools: dict[tuple[str, str], Pool] = {}
-    for s in slices:
-        if not _relevant(s, node):
-            continue
-        key = (s.driver, s.pool)
-        p = pools.get(key)
-        if p is None or s.generation > p.generation:
-            pools[key] = Pool(s.driver, s.pool, s.generation, [s])
-        elif s.generation == p.generation:
-            p.slices.append(s)
+    pools = newest_generations(s for s in slices if _relevant(s, node))
     out = []
     for key in sorted(pools):
         p = pools[key]

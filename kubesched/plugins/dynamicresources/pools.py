@@ -10,7 +10,7 @@ walk every slice of the cluster for every node.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -44,18 +44,22 @@ def slice_on_node(s: ResourceSlice, node: Node) -> bool:
     return s.node_selector is not None and s.node_selector.matches(node.labels, node.name)
 
 
-def gather_pools(slices: Sequence[ResourceSlice], node: Node) -> list[Pool]:
-    """Upstream ``GatherPools``: the newest generation of each pool usable on ``node``."""
+def newest_generations(slices: Iterable[ResourceSlice]) -> dict[tuple[str, str], Pool]:
+    """Per (driver, pool): a Pool of the slices of its newest generation, in the given order."""
     pools: dict[tuple[str, str], Pool] = {}
     for s in slices:
-        if not slice_on_node(s, node):
-            continue
         key = (s.driver, s.pool)
         p = pools.get(key)
         if p is None or s.generation > p.generation:
             pools[key] = Pool(s.driver, s.pool, s.generation, [s])
         elif s.generation == p.generation:
             p.slices.append(s)
+    return pools
+
+
+def gather_pools(slices: Sequence[ResourceSlice], node: Node) -> list[Pool]:
+    """Upstream ``GatherPools``: the newest generation of each pool usable on ``node``."""
+    pools = newest_generations(s for s in slices if slice_on_node(s, node))
     out = []
     for key in sorted(pools):
         p = pools[key]

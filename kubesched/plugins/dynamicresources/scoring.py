@@ -32,6 +32,7 @@ from kubesched.framework.status import SUCCESS, Status, error
 from kubesched.framework.types import NodeInfo
 from kubesched.plugins.dynamicresources.plugin import STATE, DynamicResources
 from kubesched.plugins.helper.normalize import default_normalize_score
+from kubesched.plugins.helper.pernode import score_each
 
 FIRST_AVAILABLE_MAX = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize
 
@@ -98,16 +99,10 @@ class ScoringDynamicResources(DynamicResources):
         return compute_score(s.claims, found[1], self.own_allocations)
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> np.ndarray | Status:
-        out = np.zeros(idx.size, np.int64)
         s = state.get(STATE)
         if s is not None and (not s.node_allocations or not s.claims or not self.scores):
-            return out  # nothing allocated by Filter (no claims, or all allocated): 0 everywhere
-        for j, i in enumerate(idx.tolist()):
-            v = self.score(state, pod, table.infos[i])
-            if isinstance(v, Status):
-                return v
-            out[j] = v
-        return out
+            return np.zeros(idx.size, np.int64)  # nothing allocated by Filter (no claims, or all allocated): 0 everywhere
+        return score_each(lambda ni: self.score(state, pod, ni), table, idx)
 
     def normalize_score(self, state: CycleState, pod: Pod, names: Sequence[str], scores: np.ndarray) -> Status:
         default_normalize_score(scores, reverse=False)

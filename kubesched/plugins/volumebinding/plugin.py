@@ -20,6 +20,7 @@ import numpy as np
 from kubesched.api.errors import DecodeError
 from kubesched.api.objects import Pod
 from kubesched.framework.cycle_state import CycleState, StateKey
+from kubesched.framework.features import features_of
 from kubesched.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint, Resource
 from kubesched.framework.interface import PreFilterResult
 from kubesched.framework.nodetable import NodeTable
@@ -31,8 +32,8 @@ from kubesched.plugins.volumebinding.assumecache import AssumeCache
 from kubesched.plugins.volumebinding.binder import BinderError, PodVolumeClaims, PodVolumes, VolumeBinder
 from kubesched.plugins.volumebinding.scoring import CAPACITY_SCORING_SHAPE, scaled
 from kubesched.plugins.volumebinding.scoring import capacity_score
+from kubesched.plugins.helper.pernode import score_each
 from kubesched.plugins.helper.shape import Shape
-from kubesched.framework.features import features_of
 
 DEFAULT_BIND_TIMEOUT_SECONDS = 600
 DEFAULT_SHAPE: tuple[tuple[int, int], ...] = ((0, 0), (100, 10))  # (utilization, score) points
@@ -209,16 +210,10 @@ class VolumeBinding:
         return 0 if volumes is None else capacity_score(self.shape, volumes)
 
     def score_nodes(self, state: CycleState, pod: Pod, table: NodeTable, idx: np.ndarray) -> np.ndarray | Status:
-        out = np.zeros(idx.size, np.int64)
         s = state.get(_KEY)
         if self.shape is None or (s is not None and not s.by_node):
-            return out
-        for j, i in enumerate(idx.tolist()):
-            v = self.score(state, pod, table.infos[i])
-            if isinstance(v, Status):
-                return v
-            out[j] = v
-        return out
+            return np.zeros(idx.size, np.int64)
+        return score_each(lambda ni: self.score(state, pod, ni), table, idx)
 
     # -- Reserve / PreBind ------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
